@@ -1,0 +1,43 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+  name: "Keepsake",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "Keepsake", targets: ["Keepsake"]),
+    .library(name: "KeepsakeTesting", targets: ["KeepsakeTesting"]),
+    .library(name: "FaultInjection", targets: ["FaultInjection"]),
+    .executable(name: "keepsake", targets: ["keepsake"]),
+    .executable(name: "drafts", targets: ["drafts"]),
+  ],
+  targets: [
+    // The library: imports Foundation, Synchronization and Observation only.
+    .target(name: "Keepsake"),
+    // A standalone fault seam for test doubles: Foundation and Synchronization only.
+    .target(name: "FaultInjection"),
+    // For test targets only: the one module that links Testing and XCTest.
+    .target(name: "KeepsakeTesting", dependencies: ["Keepsake", "FaultInjection"]),
+    .executableTarget(name: "keepsake", dependencies: ["Keepsake"]),
+
+    .target(
+      name: "DraftsFeature",
+      dependencies: ["Keepsake"],
+      path: "Examples/Drafts/Sources/DraftsFeature"
+    ),
+    .executableTarget(
+      name: "drafts",
+      dependencies: ["DraftsFeature"],
+      path: "Examples/Drafts/Sources/drafts"
+    ),
+
+    .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting"]),
+    .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
+    .testTarget(
+      name: "DraftsTests",
+      dependencies: ["DraftsFeature", "KeepsakeTesting"],
+      resources: [.copy("Fixtures")]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,168 @@
+import Foundation
+
+/// A key that keeps its value in preferences: `UserDefaults` on Apple platforms, Keepsake's own
+/// ``FilePreferences`` on Linux, a throwaway store under test.
+///
+/// Supports `Bool`, `Int`, `Double`, `String`, `Data`, `URL`, `Date`, `[String]`,
+/// `RawRepresentable` values with `String` or `Int` raw values, and any `Codable` value (stored
+/// as JSON data).
+///
+/// ```swift
+/// @Shared(.appStorage("hasSeenIntro")) var hasSeenIntro = false
+/// @Shared(.appStorage("theme", store: .suite("group.app"))) var theme = Theme.system
+/// ```
+///
+/// A stored value of another type than the key's (say, a string where a number is expected) is
+/// reported as a ``SharedLoadError`` and left in place, like an unreadable file.
+public struct AppStorageKey<Value: Sendable>: SharedKey {
+  /// The preferences key.
+  public let key: String
+  /// The suite, or `nil` for the default suite.
+  public let suiteName: String?
+  private let coding: PreferenceCoding<Value>
+
+  init(_ key: String, suiteName: String?, coding: PreferenceCoding<Value>) {
+    self.key = key
+    self.suiteName = suiteName
+    self.coding = coding
+  }
+
+  public var id: SharedKeyID {
+    SharedKeyID(kind: "appStorage", name: suiteName.map { "\($0):\(key)" } ?? key)
+  }
+
+  public func load(in context: StorageContext) throws -> Value? {
+    guard let stored = context.preferences(suiteName: suiteName).value(forKey: key) else {
+      return nil
+    }
+    guard let value = coding.decode(stored) else {
+      throw SharedLoadError(
+        key: id, underlying: AppStorageError.unexpectedType(key: key, stored: stored))
+    }
+    return value
+  }
+
+  public func save(_ value: Value, in context: StorageContext) throws {
+    context.preferences(suiteName: suiteName).set(try coding.encode(value), forKey: key)
+  }
+
+  public func subscribe(
+    in context: StorageContext, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    context.preferences(suiteName: suiteName).observe(key, onChange: onChange)
+  }
+}
+
+/// A preference that holds a value of another type than its key expects.
+public enum AppStorageError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The stored value cannot be read as the key's type.
+  case unexpectedType(key: String, stored: PreferenceValue)
+
+  public var description: String {
+    switch self {
+    case .unexpectedType(let key, let stored):
+      return "the preference '\(key)' holds \(stored), which is not of the expected type."
+    }
+  }
+}
+
+/// Converts a key's values to and from what preferences store.
+struct PreferenceCoding<Value: Sendable>: Sendable {
+  var decode: @Sendable (PreferenceValue) -> Value?
+  var encode: @Sendable (Value) throws -> PreferenceValue
+}
+
+extension PreferenceCoding {
+  static var bool: PreferenceCoding<Bool> {
+    .init(
+      decode: {
+        switch $0 {
+        case .bool(let value): return value
+        case .int(let value) where value == 0 || value == 1: return value == 1
+        default: return nil
+        }
+      }, encode: { .bool($0) })
+  }
+
+  static var int: PreferenceCoding<Int> {
+    .init(
+      decode: {
+        switch $0 {
+        case .int(let value): return value
+        case .double(let value): return Int(exactly: value)
+        default: return nil
+        }
+      }, encode: { .int($0) })
+  }
+
+  static var double: PreferenceCoding<Double> {
+    .init(
+      decode: {
+        switch $0 {
+        case .double(let value): return value
+        case .int(let value): return Double(value)
+        default: return nil
+        }
+      }, encode: { .double($0) })
+  }
+
+  static var string: PreferenceCoding<String> {
+    .init(decode: { if case .string(let value) = $0 { value } else { nil } }, encode: { .string($0) })
+  }
+
+  static var data: PreferenceCoding<Data> {
+    .init(decode: { if case .data(let value) = $0 { value } else { nil } }, encode: { .data($0) })
+  }
+
+  static var url: PreferenceCoding<URL> {
+    .init(
+      decode: {
+        switch $0 {
+        case .url(let value): return value
+        case .string(let value): return URL(string: value)
+        default: return nil
+        }
+      }, encode: { .url($0) })
+  }
+
+  static var date: PreferenceCoding<Date> {
+    .init(decode: { if case .date(let value) = $0 { value } else { nil } }, encode: { .date($0) })
+  }
+
+  static var strings: PreferenceCoding<[String]> {
+    .init(
+      decode: { if case .strings(let value) = $0 { value } else { nil } },
+      encode: { .strings($0) })
+  }
+}
+
+extension PreferenceCoding where Value: RawRepresentable, Value.RawValue == String {
+  static var rawString: Self {
+    .init(
+      decode: { if case .string(let raw) = $0 { Value(rawValue: raw) } else { nil } },
+      encode: { .string($0.rawValue) })
+  }
+}
+
+extension PreferenceCoding where Value: RawRepresentable, Value.RawValue == Int {
+  static var rawInt: Self {
+    .init(
+      decode: { if case .int(let raw) = $0 { Value(rawValue: raw) } else { nil } },
+      encode: { .int($0.rawValue) })
+  }
+}
+
+extension PreferenceCoding where Value: Codable {
+  static var json: Self {
+    .init(
+      decode: {
+        guard case .data(let data) = $0 else { return nil }
+        return try? JSONDecoder().decode(Value.self, from: data)
+      },
+      encode: { value in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return .data(try encoder.encode(value))
+      })
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+
+/// A key that keeps its value in a file, as JSON or in a versioned format.
+///
+/// Data-safety guarantees (DESIGN.md):
+/// - A file that exists but cannot be read or decoded (or is empty) is never overwritten: the
+///   key reports a ``SharedLoadError`` naming the file and the coding path, and saves nothing
+///   over it until the app calls ``Shared/replaceUnreadableData()``, which first puts the bytes
+///   in a quarantine copy beside the file.
+/// - A missing file is not an error: the default is used and nothing is written until the value
+///   changes.
+/// - Writes are atomic and durable (temporary file, fsync, rename, fsync of the folder), keep
+///   the file's permissions, and write through a symbolic link to its target.
+/// - Changes are saved in the background, coalesced (a burst of mutations does a handful of
+///   writes); ``Shared/save()`` and ``Shared/flush()`` write now.
+/// - Changes made by other processes are noticed and loaded.
+public struct FileStorageKey<Value: Sendable>: SharedKey {
+  /// The file.
+  public let url: URL
+  private let decode: @Sendable (Data) throws -> Value
+  private let encode: @Sendable (Value) throws -> Data
+  private let interval: Duration
+  /// What this key last read or wrote, to tell its own writes from someone else's.
+  private let known = KnownFile()
+
+  /// A key for `url` with custom coding.
+  ///
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - saveInterval: The most often the file is written while the value keeps changing.
+  ///   - decode: Turns the file's bytes into a value; throwing marks the file unreadable.
+  ///   - encode: Turns a value into the file's bytes.
+  public init(
+    url: URL,
+    saveInterval: Duration = .milliseconds(500),
+    decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data
+  ) {
+    self.url = url
+    self.interval = saveInterval
+    self.decode = decode
+    self.encode = encode
+  }
+
+  public var id: SharedKeyID { SharedKeyID(kind: "file", name: url.standardizedFileURL.path) }
+  public var saveTiming: SaveTiming { .coalesced(interval: interval) }
+
+  public func load(in context: StorageContext) throws -> Value? {
+    let fileSystem = context.fileSystem
+    let identity = try wrap { try fileSystem.identity(of: url) }
+    guard let data = try wrap({ try fileSystem.contents(of: url) }) else {
+      known.set(nil)
+      return nil
+    }
+    let value = try decodeFile(data)
+    known.set(identity)
+    return value
+  }
+
+  public func reload(in context: StorageContext) throws -> SharedLoadResult<Value> {
+    let identity = try wrap { try context.fileSystem.identity(of: url) }
+    if identity == known.get() { return .unchanged }
+    return try load(in: context).map(SharedLoadResult.value) ?? .missing
+  }
+
+  public func save(_ value: Value, in context: StorageContext) throws {
+    let fileSystem = context.fileSystem
+    // NB: someone else may have replaced the file since it was read, maybe with data this
+    // version cannot read (a newer app's format). Check before writing over it (rule 1).
+    let current = try wrap { try fileSystem.identity(of: url) }
+    if current != known.get(), let data = try wrap({ try fileSystem.contents(of: url) }) {
+      _ = try decodeFile(data)
+    }
+    let data = try encode(value)
+    try fileSystem.writeAtomically(data, to: url)
+    known.set(try? fileSystem.identity(of: url))
+  }
+
+  public func subscribe(
+    in context: StorageContext, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    TemporaryFile.removeAbandoned(besides: url, in: context.fileSystem)
+    return context.fileSystem.watch(url, onChange: onChange)
+  }
+
+  public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
+    let fileSystem = context.fileSystem
+    guard let data = try fileSystem.contents(of: url) else { return nil }
+    let names = Set(try fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent()))
+    let quarantine = Quarantine.url(for: url, existingNames: names)
+    try fileSystem.writeAtomically(data, to: quarantine)
+    // The damaged bytes are safe; the file may now be replaced.
+    known.set(try fileSystem.identity(of: url))
+    return quarantine
+  }
+
+  // MARK: - Helpers
+
+  private func decodeFile(_ data: Data) throws -> Value {
+    do {
+      if data.isEmpty { throw FileContentError.empty }
+      return try decode(data)
+    } catch {
+      throw SharedLoadError(key: id, url: url, underlying: error)
+    }
+  }
+
+  private func wrap<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      throw SharedLoadError(key: id, url: url, underlying: error)
+    }
+  }
+}
+
+/// Why a file's content was rejected before decoding.
+public enum FileContentError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The file exists but has no bytes, though a saved value is never empty.
+  case empty
+
+  public var description: String {
+    switch self {
+    case .empty: return "the file is empty, though a saved value never is."
+    }
+  }
+}
+
+/// The identity of the file a key last read or wrote, shared by copies of the key.
+private final class KnownFile: Sendable {
+  private let identity = Mutex<FileIdentity?>(nil)
+  func get() -> FileIdentity? { identity.withLock { $0 } }
+  func set(_ value: FileIdentity?) { identity.withLock { $0 = value } }
+}
+
+extension SharedKey {
+  /// A value kept as JSON in the file at `url`.
+  ///
+  /// ```swift
+  /// extension SharedKey where Self == FileStorageKey<[Draft]> {
+  ///   static var drafts: Self { .fileStorage(.documentsDirectory.appending(path: "drafts.json")) }
+  /// }
+  /// ```
+  ///
+  /// Prefer a versioned format (`.fileStorage(url, format:)`) for data that must survive model
+  /// changes.
+  public static func fileStorage<Value: Codable & Sendable>(
+    _ url: URL, saveInterval: Duration = .milliseconds(500)
+  ) -> Self where Self == FileStorageKey<Value> {
+    FileStorageKey(
+      url: url, saveInterval: saveInterval,
+      decode: { try JSONDecoder().decode(Value.self, from: $0) },
+      encode: { value in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(value)
+      })
+  }
+}

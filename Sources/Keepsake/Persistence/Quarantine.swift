@@ -1,0 +1,51 @@
+import Foundation
+
+/// Where damaged files are set aside before they are replaced (DESIGN.md, rule 3).
+///
+/// `drafts.json` becomes `drafts.quarantined-20261129T210300Z.json` in the same folder: next to
+/// the file, sorted by time, with the original extension so it opens like the original.
+public enum Quarantine {
+  /// The marker in a quarantine copy's name.
+  public static let marker = ".quarantined-"
+
+  /// A new quarantine name for `url` at `date`, not among `existingNames`.
+  public static func url(
+    for url: URL, at date: Date = Date(), existingNames: Set<String> = []
+  ) -> URL {
+    let folder = url.deletingLastPathComponent()
+    let ext = url.pathExtension
+    let stem = ext.isEmpty ? url.lastPathComponent : url.deletingPathExtension().lastPathComponent
+    let stamp = timestamp(date)
+    var counter = 1
+    while true {
+      let suffix = counter == 1 ? "" : "-\(counter)"
+      let name = "\(stem)\(marker)\(stamp)\(suffix)" + (ext.isEmpty ? "" : ".\(ext)")
+      if !existingNames.contains(name) { return folder.appendingPathComponent(name) }
+      counter += 1
+    }
+  }
+
+  /// The file a quarantine copy was taken from, or `nil` when `url` is not a quarantine copy.
+  public static func originalURL(of url: URL) -> URL? {
+    let name = url.lastPathComponent
+    guard let range = name.range(of: marker) else { return nil }
+    let stem = name[..<range.lowerBound]
+    let rest = name[range.upperBound...]
+    guard !stem.isEmpty else { return nil }
+    let ext = rest.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init)
+    let original = ext.map { "\(stem).\($0)" } ?? String(stem)
+    return url.deletingLastPathComponent().appendingPathComponent(original)
+  }
+
+  private static func timestamp(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+    let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    func pad(_ value: Int?, _ width: Int) -> String {
+      let text = String(value ?? 0)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return "\(pad(c.year, 4))\(pad(c.month, 2))\(pad(c.day, 2))T"
+      + "\(pad(c.hour, 2))\(pad(c.minute, 2))\(pad(c.second, 2))Z"
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A value shared by reference and, depending on its key, kept in memory, in a file or in
+/// preferences.
+///
+/// Every `Shared` built from keys with the same identity in the same ``StorageContext`` is the
+/// same reference: a change through one is seen by all at once. Change the value with
+/// ``withLock(_:)``; read it with ``wrappedValue``, which takes part in Observation, so views and
+/// view models update when it changes, also when another process changed the file.
+///
+/// ```swift
+/// @Shared(.inMemory("count")) var count = 0
+/// @Shared(.fileStorage(url)) var drafts: [Draft] = []
+/// @Shared(.appStorage("hasSeenIntro")) var hasSeenIntro = false
+///
+/// $drafts.withLock { $0.append(draft) }
+/// try await $drafts.save()  // returns when the bytes are durably on disk
+/// ```
+///
+/// Loading and saving can fail, and failures are visible in ``loadError`` and ``saveError``.
+/// Data that exists but cannot be read is never overwritten: the key keeps the default in
+/// memory and saves nothing over it until the app calls ``replaceUnreadableData()``.
+///
+/// `Shared` is `Sendable`; all its members may be used from any isolation.
+@propertyWrapper
+public struct Shared<Value: Sendable>: Sendable {
+  let reference: SharedReference<Value>
+
+  /// A shared value stored by `key`, with a default used when nothing is stored.
+  ///
+  /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
+  /// reuse that reference and ignore `wrappedValue`.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
+    self.reference = StorageContext.current.reference(for: key, default: wrappedValue)
+  }
+
+  /// A shared value stored by `key`, with a default used when nothing is stored.
+  public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
+    self.reference = StorageContext.current.reference(for: key, default: `default`)
+  }
+
+  /// A shared reference to `value` that is not stored anywhere and not found by any key.
+  public init(value: Value) {
+    self.reference = SharedReference(
+      key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value })
+  }
+
+  /// A snapshot of the current value. Change it with ``withLock(_:)``.
+  public var wrappedValue: Value { reference.value }
+
+  /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
+  public var projectedValue: Shared<Value> { self }
+
+  /// Changes the value under its lock; the change is seen by every reference at once and saved
+  /// in the background (never on this thread for file keys).
+  ///
+  /// Do not call `withLock` on the same key from inside `body`: the lock is not reentrant.
+  public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try reference.withLock(body)
+  }
+
+  /// The identity of the key, or a unique identity for a `Shared(value:)`.
+  public var keyID: SharedKeyID { reference.key.id }
+
+  /// The context the reference was created in; it stays the same in any task or thread.
+  public var storageContext: StorageContext { reference.context }
+
+  /// Why the stored data could not be read, or `nil`. Observable.
+  ///
+  /// While it is set, the key is protected: nothing is saved over the stored data.
+  public var loadError: SharedLoadError? { reference.loadError }
+
+  /// Why the last save failed, or `nil` once a save succeeds. Observable.
+  public var saveError: SharedSaveError? { reference.saveError }
+
+  /// Reads the stored value again, replacing the value in memory when something is stored.
+  ///
+  /// - Throws: ``SharedLoadError`` when the data exists but cannot be read; the key is then
+  ///   protected and the value in memory is kept.
+  public func load() async throws { try await reference.load() }
+
+  /// Saves the current value and returns once it is durably stored (for files: written to a
+  /// temporary file, flushed, renamed over the file and the folder flushed).
+  ///
+  /// - Throws: ``SharedSaveError/protected(_:)`` when the stored data could not be read (it is
+  ///   left untouched), or ``SharedSaveError/writeFailed(key:underlying:)``; the previously
+  ///   stored data is intact either way.
+  public func save() async throws { try await reference.save() }
+
+  /// Writes a pending change now, if there is one, and waits for it. Errors go to
+  /// ``saveError``.
+  public func flush() async { await reference.flush() }
+
+  /// Starts over from stored data that could not be read: sets the damaged data aside (for a
+  /// file, a quarantine copy beside it, named so a person can find and restore it) and saves the
+  /// current value in its place.
+  ///
+  /// - Returns: Where the damaged data was put, if anywhere.
+  /// - Throws: When the data could not be set aside or the new value could not be saved; the
+  ///   damaged data is then still in place.
+  @discardableResult
+  public func replaceUnreadableData() async throws -> URL? {
+    try await reference.replaceUnreadableData()
+  }
+}
+
+extension Shared: Equatable where Value: Equatable {
+  /// Two shared values are equal when their current values are.
+  public static func == (lhs: Shared, rhs: Shared) -> Bool {
+    lhs.reference === rhs.reference || lhs.wrappedValue == rhs.wrappedValue
+  }
+}
+
+extension Shared: CustomStringConvertible {
+  public var description: String { "Shared<\(Value.self)>(\(keyID)): \(wrappedValue)" }
+}
+
+/// The key of a `Shared(value:)`: a unique identity, stored nowhere.
+struct UnkeyedValue<Value: Sendable>: SharedKey {
+  let id = SharedKeyID(kind: "value", name: UUID().uuidString)
+  var saveTiming: SaveTiming { .never }
+  func load(in context: StorageContext) throws -> Value? { nil }
+  func save(_ value: Value, in context: StorageContext) throws {}
+}

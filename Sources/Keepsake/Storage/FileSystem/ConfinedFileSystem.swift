@@ -1,0 +1,32 @@
+import Foundation
+
+/// The real disk, with every path placed under a root folder: a test's opt-in to real files
+/// that still cannot reach the developer's own.
+struct ConfinedFileSystem: FileSystem {
+  let root: URL
+  private let base = LocalFileSystem()
+
+  func confine(_ url: URL) -> URL {
+    let path = url.standardizedFileURL.path
+    if path.hasPrefix(root.standardizedFileURL.path + "/") { return url }
+    return root.appendingPathComponent(String(path.drop(while: { $0 == "/" })))
+  }
+
+  func contents(of url: URL) throws -> Data? { try base.contents(of: confine(url)) }
+
+  func writeAtomically(_ data: Data, to url: URL) throws {
+    try base.writeAtomically(data, to: confine(url))
+  }
+
+  func identity(of url: URL) throws -> FileIdentity? { try base.identity(of: confine(url)) }
+
+  func removeItem(at url: URL) throws { try base.removeItem(at: confine(url)) }
+
+  func contentsOfDirectory(at url: URL) throws -> [String] {
+    try base.contentsOfDirectory(at: confine(url))
+  }
+
+  func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    base.watch(confine(url), onChange: onChange)
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The file operations Keepsake needs, behind a seam so tests never touch the real disk.
+///
+/// Keepsake ships two implementations: ``LocalFileSystem`` (the real disk, with atomic and
+/// durable writes) and ``InMemoryFileSystem`` (a disk in memory, exclusive to one test, that can
+/// inject faults into each operation). Every method may be called from any thread.
+public protocol FileSystem: Sendable {
+  /// Reads a whole file.
+  ///
+  /// - Returns: The file's bytes, or `nil` when no file exists at `url`.
+  /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
+  func contents(of url: URL) throws -> Data?
+
+  /// Replaces the file at `url` with `data`, atomically and durably.
+  ///
+  /// The data is written to a temporary file in the same folder, flushed to disk, renamed over
+  /// the target and the folder is flushed, so a crash at any instant leaves either the old file
+  /// or the new one (DESIGN.md, rule 4). Missing parent folders are created.
+  ///
+  /// - Throws: ``FileSystemError``; on failure the previous file is untouched.
+  func writeAtomically(_ data: Data, to url: URL) throws
+
+  /// Removes the file at `url`; removing a missing file is not an error.
+  func removeItem(at url: URL) throws
+
+  /// The names of the entries of a folder, or an empty list when it does not exist.
+  func contentsOfDirectory(at url: URL) throws -> [String]
+
+  /// Calls `onChange` (on an arbitrary thread) when the file at `url` may have been changed by
+  /// someone else; keep the returned watch alive for as long as notifications are wanted.
+  func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription?
+
+  /// What identifies the current version of the file at `url` (without reading it), or `nil`
+  /// when no file exists: used to tell whether someone else replaced a file.
+  func identity(of url: URL) throws -> FileIdentity?
+}
+
+/// Identifies one version of a file: its inode, size and modification time.
+///
+/// Two equal identities mean, in practice, the same bytes; an atomic replace always changes the
+/// inode.
+public struct FileIdentity: Hashable, Sendable {
+  /// The file's inode (or, in memory, a number that changes with every write).
+  public var inode: UInt64
+  /// The size in bytes.
+  public var size: Int64
+  /// The modification time, in nanoseconds since 1970.
+  public var modified: Int64
+
+  /// Creates an identity.
+  public init(inode: UInt64, size: Int64, modified: Int64) {
+    self.inode = inode
+    self.size = size
+    self.modified = modified
+  }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Synchronization
+
+/// A disk that lives in memory, exclusive to its owner: the file system of a test.
+///
+/// It follows the same atomic protocol as ``LocalFileSystem`` step by step (write a temporary
+/// file, flush it, rename it, flush the folder) so a fault injected into any one step leaves the
+/// same on-"disk" state a real failure would. Faults come from a ``FileSystemFaultHandler``
+/// consulted before every primitive operation.
+///
+/// ```swift
+/// let disk = InMemoryFileSystem()
+/// disk.faultHandler = { operation, _ in operation == .rename ? .fail(.diskFull) : nil }
+/// ```
+public final class InMemoryFileSystem: FileSystem {
+  private struct State {
+    var files: [String: Data] = [:] {
+      didSet { version &+= 1 }
+    }
+    /// Stands in for inodes: every change of the disk gets a new number.
+    var version: UInt64 = 0
+    var identities: [String: UInt64] = [:]
+    var folders: Set<String> = ["/"]
+    var watchers: [Int: (path: String, onChange: @Sendable () -> Void)] = [:]
+    var nextWatcher = 0
+    var operations: [FileSystemOperationRecord] = []
+    var faultHandler: FileSystemFaultHandler?
+  }
+
+  private let state = Mutex(State())
+
+  /// Creates an empty disk.
+  public init() {}
+
+  /// Consulted before each primitive operation; return a fault to make that operation fail.
+  public var faultHandler: FileSystemFaultHandler? {
+    get { state.withLock { $0.faultHandler } }
+    set { state.withLock { $0.faultHandler = newValue } }
+  }
+
+  /// Every primitive operation performed so far, in order, with its outcome.
+  public var operations: [FileSystemOperationRecord] {
+    state.withLock { $0.operations }
+  }
+
+  /// How many atomic replaces of `url` completed (each one is one durable write).
+  public func completedWrites(of url: URL) -> Int {
+    let path = Self.key(url)
+    return state.withLock { state in
+      state.operations.filter { $0.operation == .rename && $0.path == path && $0.error == nil }
+        .count
+    }
+  }
+
+  /// All files on this disk, by path.
+  public var files: [String: Data] { state.withLock { $0.files } }
+
+  /// Sets a file's bytes directly, as another process or an older app version would have,
+  /// and notifies watchers of it. No fault applies.
+  public func setContents(_ data: Data?, at url: URL) {
+    let path = Self.key(url)
+    let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+      if let data {
+        state.files[path] = data
+        state.identities[path] = state.version
+        Self.addFolders(of: path, to: &state)
+      } else {
+        state.files[path] = nil
+      }
+      return state.watchers.values.filter { $0.path == path }.map(\.onChange)
+    }
+    for callback in callbacks { callback() }
+  }
+
+  // MARK: - FileSystem
+
+  public func identity(of url: URL) throws -> FileIdentity? {
+    let path = Self.key(url)
+    return state.withLock { state in
+      guard let data = state.files[path] else { return nil }
+      return FileIdentity(
+        inode: state.identities[path] ?? 0, size: Int64(data.count), modified: 0)
+    }
+  }
+
+  public func contents(of url: URL) throws -> Data? {
+    let path = Self.key(url)
+    return try state.withLock { state in
+      guard let data = state.files[path] else { return nil }
+      try Self.perform(.read, path, &state)
+      return data
+    }
+  }
+
+  public func writeAtomically(_ data: Data, to url: URL) throws {
+    let path = Self.key(url)
+    let folder = (path as NSString).deletingLastPathComponent
+    let temporary = (folder as NSString).appendingPathComponent(
+      TemporaryFile.name(for: (path as NSString).lastPathComponent))
+    let callbacks = try state.withLock { state -> [@Sendable () -> Void] in
+      if !state.folders.contains(folder) {
+        try Self.perform(.createFolder, folder, &state)
+        Self.addFolders(of: path, to: &state)
+      }
+      do {
+        state.files[temporary] = Data()
+        let fault = Self.fault(for: .write, temporary, &state)
+        switch fault {
+        case .fail(let reason)?:
+          throw Self.record(.write, temporary, reason, &state)
+        case .shortWrite(let written)?:
+          state.files[temporary] = data.prefix(max(0, min(written, data.count)))
+          throw Self.record(
+            .write, temporary, .shortWrite(written: written, expected: data.count), &state)
+        case nil:
+          state.files[temporary] = data
+          Self.record(.write, temporary, nil, &state)
+        }
+        try Self.perform(.fsync, temporary, &state)
+        try Self.perform(.rename, path, &state)
+        state.files[path] = data
+        state.identities[path] = state.version
+        state.files[temporary] = nil
+      } catch {
+        // A failed atomic write cleans up its temporary file, as the local writer does.
+        state.files[temporary] = nil
+        throw error
+      }
+      // The rename already happened: a failed folder flush is reported but the new bytes stay,
+      // exactly as on a real disk.
+      try Self.perform(.fsync, folder, &state)
+      return state.watchers.values.filter { $0.path == path }.map(\.onChange)
+    }
+    for callback in callbacks { callback() }
+  }
+
+  public func removeItem(at url: URL) throws {
+    let path = Self.key(url)
+    try state.withLock { state in
+      guard state.files[path] != nil else { return }
+      try Self.perform(.remove, path, &state)
+      state.files[path] = nil
+    }
+  }
+
+  public func contentsOfDirectory(at url: URL) throws -> [String] {
+    let folder = Self.key(url)
+    return try state.withLock { state in
+      try Self.perform(.list, folder, &state)
+      let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+      let names = state.files.keys.filter { $0.hasPrefix(prefix) }
+        .map { String($0.dropFirst(prefix.count)) }
+        .filter { !$0.contains("/") }
+      return names.sorted()
+    }
+  }
+
+  public func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    let path = Self.key(url)
+    let id = state.withLock { state in
+      let id = state.nextWatcher
+      state.nextWatcher += 1
+      state.watchers[id] = (path, onChange)
+      return id
+    }
+    return StorageSubscription { [weak self] in
+      _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+    }
+  }
+
+  // MARK: - Internals
+
+  private static func key(_ url: URL) -> String { url.standardizedFileURL.path }
+
+  private static func addFolders(of path: String, to state: inout State) {
+    var folder = (path as NSString).deletingLastPathComponent
+    while !folder.isEmpty, state.folders.insert(folder).inserted, folder != "/" {
+      folder = (folder as NSString).deletingLastPathComponent
+    }
+  }
+
+  private static func fault(
+    for operation: FileOperation, _ path: String, _ state: inout State
+  ) -> FileSystemFault? {
+    state.faultHandler?(operation, path)
+  }
+
+  private static func perform(
+    _ operation: FileOperation, _ path: String, _ state: inout State
+  ) throws {
+    switch fault(for: operation, path, &state) {
+    case .fail(let reason)?:
+      throw record(operation, path, reason, &state)
+    case .shortWrite?:
+      throw record(operation, path, .ioError, &state)
+    case nil:
+      record(operation, path, nil, &state)
+    }
+  }
+
+  @discardableResult
+  private static func record(
+    _ operation: FileOperation, _ path: String, _ reason: FileSystemError.Reason?,
+    _ state: inout State
+  ) -> FileSystemError {
+    let error = FileSystemError(operation, path: path, reason: reason ?? .ioError)
+    state.operations.append(
+      FileSystemOperationRecord(operation: operation, path: path, error: reason == nil ? nil : error))
+    return error
+  }
+}
+
+/// Decides whether a primitive operation on a path fails; `nil` lets it succeed.
+public typealias FileSystemFaultHandler =
+  @Sendable (_ operation: FileOperation, _ path: String) -> FileSystemFault?
+
+/// A fault injected into one primitive file operation.
+public enum FileSystemFault: Equatable, Sendable {
+  /// The operation fails with this reason and has no effect.
+  case fail(FileSystemError.Reason)
+  /// A write stores only the first `written` bytes, then fails (for other operations, an I/O
+  /// error).
+  case shortWrite(written: Int)
+}
+
+/// One primitive operation an ``InMemoryFileSystem`` performed.
+public struct FileSystemOperationRecord: Equatable, Sendable {
+  /// The operation.
+  public var operation: FileOperation
+  /// The path it worked on.
+  public var path: String
+  /// The error it failed with, if it failed.
+  public var error: FileSystemError?
+}

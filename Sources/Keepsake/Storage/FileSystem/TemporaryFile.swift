@@ -1,0 +1,46 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Names of the temporary files an atomic write creates beside its target, and their cleanup.
+///
+/// The name carries the writer's process id, so a process can tell its own (or a live
+/// process's) temporary file from one left behind by a writer that was killed mid-write.
+enum TemporaryFile {
+  static let marker = ".keepsake-tmp-"
+
+  /// A fresh temporary name for `fileName`, hidden and unique to this process.
+  static func name(for fileName: String) -> String {
+    ".\(fileName)\(marker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  }
+
+  /// Whether `name` is a temporary file of `fileName` whose writer is no longer running.
+  static func isAbandoned(_ name: String, for fileName: String) -> Bool {
+    let prefix = ".\(fileName)\(marker)"
+    guard name.hasPrefix(prefix) else { return false }
+    let rest = name.dropFirst(prefix.count)
+    guard let pidText = rest.split(separator: "-").first, let pid = Int32(pidText) else {
+      return false
+    }
+    if pid == getpid() { return false }
+    // `kill(pid, 0)` fails with ESRCH when no such process exists.
+    return kill(pid, 0) != 0 && errno == ESRCH
+  }
+
+  /// Removes temporary files of `url` abandoned by killed writers; failures are ignored because
+  /// a leftover temporary file is harmless (it is never read as the data).
+  static func removeAbandoned(besides url: URL, in fileSystem: any FileSystem) {
+    let folder = url.deletingLastPathComponent()
+    let fileName = url.lastPathComponent
+    guard let names = try? fileSystem.contentsOfDirectory(at: folder) else { return }
+    for name in names where isAbandoned(name, for: fileName) {
+      try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
+    }
+  }
+}

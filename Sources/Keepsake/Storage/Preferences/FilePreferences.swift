@@ -1,0 +1,204 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Keepsake's own preferences store: one JSON file per suite, the default on Linux.
+///
+/// Measured on Linux, swift-corelibs `UserDefaults` rewrites its plist in place with no lock, so
+/// processes writing at once lose each other's keys. This store instead:
+/// - writes atomically and durably (temporary file, fsync, rename, fsync of the folder);
+/// - takes an exclusive `flock` on a lock file beside the suite, re-reads the file under it and
+///   writes back only the keys this process changed, so two processes writing different keys
+///   lose neither;
+/// - never overwrites a suite file it cannot read (DESIGN.md, rule 1): writes fail with the
+///   read error and the file is left as it is;
+/// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
+public final class FilePreferences: PreferencesStore {
+  /// The suite's file.
+  public let url: URL
+
+  private struct State {
+    var values: [String: PreferenceValue] = [:]
+    var dirty: Set<String> = []
+    var writeScheduled = false
+    var lastError: (any Error)?
+    var observers: [Int: (key: String, onChange: @Sendable () -> Void)] = [:]
+    var nextObserver = 0
+  }
+
+  private let state = Mutex(State())
+  private let queue: DispatchQueue
+  private let fileSystem = LocalFileSystem()
+  private let watch = Mutex<StorageSubscription?>(nil)
+
+  /// Opens (without creating) the suite stored at `url`, reading its current values.
+  public init(url: URL) {
+    self.url = url
+    self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
+    _ = reloadFromDisk()
+    let subscription = fileSystem.watch(url) { [weak self] in
+      guard let self else { return }
+      self.queue.async { _ = self.reloadFromDisk() }
+    }
+    watch.withLock { $0 = subscription }
+  }
+
+  /// The file of a suite in the per-user configuration folder:
+  /// `$XDG_CONFIG_HOME/keepsake/<suite>.json`, else `~/.config/keepsake/<suite>.json`.
+  public static func defaultURL(suiteName: String?) -> URL {
+    let environment = ProcessInfo.processInfo.environment
+    let base: URL
+    if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
+      base = URL(fileURLWithPath: config, isDirectory: true)
+    } else {
+      base = FileManager.default.homeDirectoryForCurrentUser
+        .appendingPathComponent(".config", isDirectory: true)
+    }
+    let suite = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    return base.appendingPathComponent("keepsake", isDirectory: true)
+      .appendingPathComponent("\(suite).json")
+  }
+
+  /// The error of the last failed read or write, if the suite could not be read or saved.
+  public var lastError: (any Error)? { state.withLock { $0.lastError } }
+
+  public func value(forKey key: String) -> PreferenceValue? {
+    state.withLock { $0.values[key] }
+  }
+
+  public func set(_ value: PreferenceValue?, forKey key: String) {
+    let schedule = state.withLock { state -> Bool in
+      state.values[key] = value
+      state.dirty.insert(key)
+      defer { state.writeScheduled = true }
+      return !state.writeScheduled
+    }
+    // Changes made in the same instant share one write.
+    if schedule { queue.async { [self] in _ = writePending() } }
+  }
+
+  public func observe(
+    _ key: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let id = state.withLock { state in
+      let id = state.nextObserver
+      state.nextObserver += 1
+      state.observers[id] = (key, onChange)
+      return id
+    }
+    return StorageSubscription { [weak self] in
+      _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+    }
+  }
+
+  public func flush() throws {
+    if let error = queue.sync(execute: { writePending() }) { throw error }
+  }
+
+  // MARK: - Disk
+
+  /// Writes the keys changed by this process, merged into what is on disk under the lock.
+  private func writePending() -> (any Error)? {
+    let (changes, values) = state.withLock { state in
+      state.writeScheduled = false
+      defer { state.dirty = [] }
+      return (state.dirty, state.values)
+    }
+    guard !changes.isEmpty else { return state.withLock { $0.lastError } }
+    do {
+      let merged = try withFileLock { () throws -> [String: PreferenceValue] in
+        var merged = try readFile() ?? [:]
+        for key in changes { merged[key] = values[key] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try fileSystem.writeAtomically(try encoder.encode(merged), to: url)
+        return merged
+      }
+      adopt(merged)
+      state.withLock { $0.lastError = nil }
+      return nil
+    } catch {
+      // Keep the changes pending so a later flush retries them.
+      state.withLock { state in
+        state.dirty.formUnion(changes)
+        state.lastError = error
+      }
+      return error
+    }
+  }
+
+  /// Re-reads the suite, taking other processes' values for keys this process has not changed.
+  private func reloadFromDisk() -> (any Error)? {
+    do {
+      adopt(try readFile() ?? [:])
+      return nil
+    } catch {
+      state.withLock { $0.lastError = error }
+      return error
+    }
+  }
+
+  private func adopt(_ disk: [String: PreferenceValue]) {
+    let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+      var changed: Set<String> = []
+      for key in Set(disk.keys).union(state.values.keys) where !state.dirty.contains(key) {
+        if state.values[key] != disk[key] {
+          state.values[key] = disk[key]
+          changed.insert(key)
+        }
+      }
+      return state.observers.values.filter { changed.contains($0.key) }.map(\.onChange)
+    }
+    for callback in callbacks { callback() }
+  }
+
+  private func readFile() throws -> [String: PreferenceValue]? {
+    guard let data = try fileSystem.contents(of: url) else { return nil }
+    do {
+      return try JSONDecoder().decode([String: PreferenceValue].self, from: data)
+    } catch {
+      throw PreferencesError.unreadable(path: url.path, reason: String(describing: error))
+    }
+  }
+
+  private func withFileLock<T>(_ body: () throws -> T) throws -> T {
+    let folder = url.deletingLastPathComponent()
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let lockPath = url.path + ".lock"
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw FileSystemError(.write, path: lockPath, reason: .init(errno: errno))
+    }
+    defer { close(fd) }
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        throw FileSystemError(.write, path: lockPath, reason: .init(errno: errno))
+      }
+    }
+    defer { flock(fd, LOCK_UN) }
+    return try body()
+  }
+}
+
+/// A preferences suite that could not be read; it is left untouched.
+public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The suite file exists but is not a valid preferences file.
+  case unreadable(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .unreadable(let path, let reason):
+      return
+        "The preferences file \(path) could not be read (\(reason)). It has been left untouched "
+        + "and no changes are written to it until it is repaired or removed."
+    }
+  }
+}

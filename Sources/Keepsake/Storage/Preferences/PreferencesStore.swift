@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where `.appStorage` keys keep their values: a suite of key-value preferences.
+///
+/// Implementations: ``FilePreferences`` (Keepsake's own file per suite, the default on Linux),
+/// ``UserDefaultsPreferences`` (the default on Apple platforms, selectable everywhere) and
+/// ``EphemeralPreferences`` (in memory, the store of a test). Every method may be called from any
+/// thread; `set` must not do file I/O on the caller's thread.
+public protocol PreferencesStore: Sendable {
+  /// The stored value for `key`, or `nil` when none is stored.
+  func value(forKey key: String) -> PreferenceValue?
+
+  /// Stores `value` for `key` (or removes it when `nil`).
+  func set(_ value: PreferenceValue?, forKey key: String)
+
+  /// Calls `onChange` (on any thread) when `key` may have been changed by someone else.
+  func observe(
+    _ key: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription?
+
+  /// Writes pending changes durably.
+  ///
+  /// - Throws: The error of the last write that failed, if the store could not be saved.
+  func flush() throws
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Preferences kept by Foundation's `UserDefaults`: the default on Apple platforms.
+///
+/// On Linux it stays selectable, but note what was measured there: swift-corelibs rewrites the
+/// whole plist in place (no temporary file, no rename, no lock), so a crash mid-write can tear
+/// it, and processes writing at once lose each other's keys. ``FilePreferences`` is the Linux
+/// default for that reason.
+public final class UserDefaultsPreferences: PreferencesStore {
+  // NB: `UserDefaults` is documented thread-safe; it is not marked `Sendable` on every platform.
+  private nonisolated(unsafe) let defaults: UserDefaults
+
+  /// Wraps `UserDefaults(suiteName:)`, or `.standard` when `suiteName` is `nil`.
+  public init(suiteName: String? = nil) {
+    self.defaults = suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
+  }
+
+  public func value(forKey key: String) -> PreferenceValue? {
+    let object = defaults.object(forKey: key)
+    #if canImport(Darwin)
+      // NB: numbers come back as NSNumber; only a CFBoolean is a real Bool.
+      if let number = object as? NSNumber {
+        if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+        if CFNumberIsFloatType(number) { return .double(number.doubleValue) }
+        return .int(number.intValue)
+      }
+    #endif
+    switch object {
+    case let value as Bool: return .bool(value)
+    case let value as Int: return .int(value)
+    case let value as Double: return .double(value)
+    case let value as String: return .string(value)
+    case let value as Data: return .data(value)
+    case let value as Date: return .date(value)
+    case let value as [String]: return .strings(value)
+    default: return nil
+    }
+  }
+
+  public func set(_ value: PreferenceValue?, forKey key: String) {
+    defaults.set(value?.propertyListObject, forKey: key)
+  }
+
+  public func observe(
+    _ key: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let token = NotificationCenter.default.addObserver(
+      forName: UserDefaults.didChangeNotification, object: nil, queue: nil
+    ) { _ in onChange() }
+    let box = UncheckedBox(token)
+    return StorageSubscription { NotificationCenter.default.removeObserver(box.value) }
+  }
+
+  public func flush() throws {
+    defaults.synchronize()
+  }
+}
+
+/// Carries a value Foundation hands out without a `Sendable` annotation.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+  // NB: only ever read once, to remove a NotificationCenter observer token.
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

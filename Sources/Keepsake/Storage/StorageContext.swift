@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+
+/// Where shared keys keep their data: a file system, preferences suites and the references of
+/// every key, as one unit.
+///
+/// In an app, keys use ``live``: the real disk and the platform's preferences. When the process
+/// is running tests, every test gets a context of its own, with an in-memory disk, throwaway
+/// preferences and fresh in-memory keys, without writing anything: see ``current``. A context can
+/// also be set for a scope with ``withValue(_:operation:)-(_,()->R)``.
+///
+/// Two ``Shared`` values built from keys with the same identity in the same context are the same
+/// reference. A reference keeps the context it was created in, so work that leaves the task tree
+/// (a detached task, a Dispatch callback, a file watcher) still reads and writes the same storage.
+public final class StorageContext: Sendable, CustomStringConvertible {
+  /// The file system `.fileStorage` keys read and write.
+  public let fileSystem: any FileSystem
+  /// A name for diagnostics, such as `live` or the identity of a test.
+  public let name: String
+  /// Whether this context isolates a test (and so never touches real storage).
+  public let isEphemeral: Bool
+
+  private let makePreferences: @Sendable (String?) -> any PreferencesStore
+  private let suites = Mutex<[String: any PreferencesStore]>([:])
+  let references = Mutex<[SharedKeyID: AnyObject]>([:])
+
+  /// Creates a context from its substrates.
+  ///
+  /// - Parameters:
+  ///   - name: A name for diagnostics.
+  ///   - fileSystem: The file system for `.fileStorage` keys.
+  ///   - isEphemeral: Whether the context belongs to a test.
+  ///   - preferences: Makes the store of a preferences suite (`nil` is the default suite); called
+  ///     once per suite.
+  public init(
+    name: String,
+    fileSystem: any FileSystem,
+    isEphemeral: Bool,
+    preferences: @escaping @Sendable (_ suiteName: String?) -> any PreferencesStore
+  ) {
+    self.name = name
+    self.fileSystem = fileSystem
+    self.isEphemeral = isEphemeral
+    self.makePreferences = preferences
+  }
+
+  /// The preferences store of a suite (`nil` for the default suite), made once and then reused.
+  public func preferences(suiteName: String?) -> any PreferencesStore {
+    let name = suiteName ?? ""
+    return suites.withLock { suites in
+      if let store = suites[name] { return store }
+      let store = makePreferences(suiteName)
+      suites[name] = store
+      return store
+    }
+  }
+
+  public var description: String { "StorageContext(\(name))" }
+
+  // MARK: - Contexts
+
+  /// The real disk and the platform's preferences: `UserDefaults` on Apple platforms,
+  /// ``FilePreferences`` on Linux.
+  public static let live = StorageContext(
+    name: "live", fileSystem: LocalFileSystem(), isEphemeral: false
+  ) { suiteName in
+    #if canImport(Darwin)
+      return UserDefaultsPreferences(suiteName: suiteName)
+    #else
+      return FilePreferences(url: FilePreferences.defaultURL(suiteName: suiteName))
+    #endif
+  }
+
+  /// A fresh context in memory: an empty ``InMemoryFileSystem``, ``EphemeralPreferences`` and no
+  /// references. This is what each test gets.
+  public static func ephemeral(
+    name: String = "ephemeral", fileSystem: any FileSystem = InMemoryFileSystem()
+  ) -> StorageContext {
+    StorageContext(name: name, fileSystem: fileSystem, isEphemeral: true) { _ in
+      EphemeralPreferences()
+    }
+  }
+
+  /// The real file system and file preferences, confined to `folder`: every absolute path a key
+  /// names is placed under it. For tests that deliberately exercise the real disk.
+  public static func confined(to folder: URL, name: String? = nil) -> StorageContext {
+    let fileSystem = ConfinedFileSystem(root: folder)
+    return StorageContext(
+      name: name ?? "confined to \(folder.path)", fileSystem: fileSystem, isEphemeral: true
+    ) { suiteName in
+      FilePreferences(url: fileSystem.confine(FilePreferences.defaultURL(suiteName: suiteName)))
+    }
+  }
+
+  // MARK: - Current context
+
+  @TaskLocal static var scoped: StorageContext?
+
+  /// The context keys use right now.
+  ///
+  /// In order: a context set with ``withValue(_:operation:)-(_,()->R)`` (or a testing trait);
+  /// when the process runs tests, the context of the running test (Swift Testing tests are
+  /// found through `Test.current`, XCTest cases through `KeepsakeTesting`); when it runs tests
+  /// but no test can be found (a detached task, say), one ephemeral context shared by such
+  /// work; otherwise ``live``. Nothing under test reaches ``live`` unless a test sets it.
+  public static var current: StorageContext {
+    if let scoped { return scoped }
+    if TestDetector.isRunningTests { return TestDetector.currentTestContext() }
+    return live
+  }
+
+  /// Runs `operation` with `context` as the ``current`` context.
+  public static func withValue<R>(
+    _ context: StorageContext, operation: () throws -> R
+  ) rethrows -> R {
+    try $scoped.withValue(context, operation: operation)
+  }
+
+  /// Runs `operation` with `context` as the ``current`` context.
+  public static func withValue<R>(
+    _ context: StorageContext,
+    isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> R
+  ) async rethrows -> R {
+    try await $scoped.withValue(context, operation: operation, isolation: isolation)
+  }
+}
