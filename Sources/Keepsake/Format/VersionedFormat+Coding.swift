@@ -1,0 +1,139 @@
+import Foundation
+
+extension VersionedFormat {
+  /// Reads a stored file: an envelope of any version this app knows, or a bare legacy file.
+  ///
+  /// A current-version file is decoded in a single `JSONDecoder` pass, as fast as decoding the
+  /// bare value. An older file is decoded as its own version's model and migrated step by step to
+  /// ``currentVersion``. Unknown keys anywhere are ignored.
+  ///
+  /// Reading never changes `data`'s source; on failure the caller must leave the file as it is
+  /// (Keepsake's keys do).
+  ///
+  /// - Parameter data: The file's bytes.
+  /// - Returns: The value, migrated to the current version.
+  /// - Throws: ``FormatError``: ``FormatError/versionFromFuture(found:supported:)`` for a file from
+  ///   a newer app; ``FormatError/decodingFailed(version:codingPath:problem:)`` naming the version
+  ///   and path (`content[3].pinned`) when the content does not match its version's model;
+  ///   ``FormatError/migrationFailed(from:to:codingPath:reason:)`` naming the step;
+  ///   ``FormatError/notJSON(byteCount:offset:reason:)``, ``FormatError/invalidEnvelope(_:)``,
+  ///   ``FormatError/missingLegacyVersion(topLevel:)`` or
+  ///   ``FormatError/versionTooOld(found:oldest:)`` for files that cannot be read at all.
+  public static func decode(_ data: Data) throws(FormatError) -> Value {
+    do {
+      switch try JSONDecoder().decode(DecodingEnvelope<Self>.self, from: data).outcome {
+      case .current(let value):
+        return value
+      case .older(let version, let model, let isEnveloped):
+        try checkRange(version)
+        return try runner(root: isEnveloped ? "content" : nil, data: data)
+          .run(from: version, .typed(model))
+      }
+    } catch let error as FormatError {
+      throw error
+    } catch let failure as ContentDecodingFailure {
+      // The lookup parses the file again, which only happens on this failure path.
+      var decoding = DecodingFailure(
+        failure.error,
+        lookup: { path in (try? JSONParser.parse(data))?.value(at: path) }
+      )
+      // An envelope's paths start at its "content" key, rendered as the root.
+      if failure.isEnveloped { decoding = decoding.droppingRoot() }
+      throw .decodingFailed(
+        version: failure.version,
+        codingPath: JSONPathComponent.render(
+          decoding.path, root: failure.isEnveloped ? "content" : nil),
+        problem: decoding.problem
+      )
+    } catch {
+      // FastPathDeclined, or a DecodingError outside the content (not JSON at all).
+      return try decodeDiagnosing(data)
+    }
+  }
+
+  /// Writes `value` as the current version: `{"content": <value's JSON>, "version": N}`.
+  ///
+  /// Keys are sorted, so equal values always give equal bytes (stable diffs, stable hashes). The
+  /// output is compact rather than pretty-printed: it stays readable JSON, costs less to write and
+  /// read, and tools such as `keepsake inspect` can pretty-print it for a person.
+  ///
+  /// - Throws: The `EncodingError` of the value's `Encodable` conformance, for example for a
+  ///   non-finite `Double`; nothing is written in that case.
+  public static func encode(_ value: Value) throws -> Data {
+    precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return try encoder.encode(EncodingEnvelope<Self>(value: value))
+  }
+
+  /// Reads only the envelope of `data`: which version a read would start from, and whether it can.
+  ///
+  /// Meant for tools (`keepsake inspect`) and diagnostics; the content is not decoded, so a file
+  /// reported as readable may still fail ``decode(_:)``.
+  public static func version(of data: Data) -> FormatVersionInfo {
+    do throws(FormatError) {
+      let (layout, version, _) = try classify(data)
+      return FormatVersionInfo(
+        layout: layout, version: version, currentVersion: currentVersion, problem: nil)
+    } catch {
+      let (layout, version): (FormatVersionInfo.Layout?, Int?) =
+        switch error {
+        case .versionFromFuture(let found, _), .versionTooOld(let found, _): (.envelope, found)
+        case .missingLegacyVersion: (.bare, nil)
+        default: (nil, nil)
+        }
+      return FormatVersionInfo(
+        layout: layout, version: version, currentVersion: currentVersion, problem: error)
+    }
+  }
+
+  /// The slow path: parses the whole file to say exactly why the fast path could not read it.
+  private static func decodeDiagnosing(_ data: Data) throws(FormatError) -> Value {
+    let (layout, version, content) = try classify(data)
+    return try runner(root: layout == .envelope ? "content" : nil, data: data).run(
+      from: version, .json(content))
+  }
+
+  /// Finds the envelope (or the legacy layout), checks its version, and returns the content.
+  private static func classify(
+    _ data: Data
+  ) throws(FormatError) -> (FormatVersionInfo.Layout, Int, JSONValue) {
+    let document = try JSONValue(parsing: data)
+    guard case .object(let object) = document, let versionValue = object["version"] else {
+      guard let legacyVersion else {
+        throw .missingLegacyVersion(topLevel: document.typeDescription)
+      }
+      try checkRange(legacyVersion)
+      return (.bare, legacyVersion, document)
+    }
+    guard case .int(let version) = versionValue else {
+      throw .invalidEnvelope(.versionNotAnInteger(found: versionValue.typeDescription))
+    }
+    guard version >= 1 else { throw .invalidEnvelope(.versionNotPositive(version)) }
+    try checkRange(version)
+    guard let content = object["content"] else { throw .invalidEnvelope(.missingContent) }
+    return (.envelope, version, content)
+  }
+
+  private static func checkRange(_ version: Int) throws(FormatError) {
+    guard version <= currentVersion else {
+      throw .versionFromFuture(found: version, supported: currentVersion)
+    }
+    let chain = migrations
+    precondition(
+      chain.latestVersion == currentVersion,
+      "\(Self.self).migrations ends at version \(chain.latestVersion), but currentVersion is "
+        + "\(currentVersion). Add a migration step to \(currentVersion)."
+    )
+    guard version >= chain.oldestVersion else {
+      throw .versionTooOld(found: version, oldest: chain.oldestVersion)
+    }
+  }
+
+  private static func runner(root: String?, data: Data) -> MigrationRunner<Value> {
+    MigrationRunner(chain: migrations, root: root) {
+      guard let document = try? JSONParser.parse(data) else { return nil }
+      return root == nil ? document : document["content"]
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+extension SharedKey {
+  /// A value kept in the file at `url` in a versioned format: an envelope with a version, read
+  /// through the format's migration chain and always written in its current version.
+  ///
+  /// ```swift
+  /// extension SharedKey where Self == FileStorageKey<[Draft]> {
+  ///   static var drafts: Self { .fileStorage(draftsURL, format: DraftsFormat.self) }
+  /// }
+  /// ```
+  ///
+  /// A file from a newer version of the app, or one that fails to migrate, sets
+  /// ``Shared/loadError`` to a ``SharedLoadError`` wrapping the ``FormatError``, and the file is
+  /// never written over (DESIGN.md, rules 1 and 2).
+  public static func fileStorage<Format: VersionedFormat>(
+    _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500)
+  ) -> Self where Self == FileStorageKey<Format.Value> {
+    FileStorageKey(
+      url: url, saveInterval: saveInterval,
+      decode: { data in try Format.decode(data) },
+      encode: { value in try Format.encode(value) })
+  }
+}
