@@ -1,0 +1,101 @@
+import Foundation
+import Keepsake
+
+extension DraftsCommand {
+  /// Runs the command on the store in the current storage context and returns what it prints.
+  ///
+  /// An unreadable store (damaged, or written by a newer version) fails every command that
+  /// reads it, and is never modified.
+  ///
+  /// - Throws: ``DraftsError`` with a one-line message.
+  public func run() async throws(DraftsError) -> String {
+    switch action {
+    case .help: return Self.usage
+    case .path: return storeURL.path
+    default: break
+    }
+    @Shared(.drafts(at: storeURL)) var drafts = []
+    if let loadError = $drafts.loadError {
+      throw DraftsError(
+        "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
+    }
+    var output = ""
+    switch action {
+    case .add(let text):
+      let draft = Draft(body: text)
+      $drafts.withLock { $0.append(draft) }
+      output = "Added \(Self.shortID(draft.id))."
+    case .list(let json):
+      return json ? try Self.json(drafts) : Self.table(drafts)
+    case .edit(let prefix, let text):
+      let id = try Self.resolve(prefix, in: drafts)
+      $drafts.withLock { drafts in
+        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].body = text }
+      }
+      output = "Edited \(Self.shortID(id))."
+    case .pin(let prefix), .unpin(let prefix):
+      let id = try Self.resolve(prefix, in: drafts)
+      let pinned = action == .pin(id: prefix)
+      $drafts.withLock { drafts in
+        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].pinned = pinned }
+      }
+      output = "\(pinned ? "Pinned" : "Unpinned") \(Self.shortID(id))."
+    case .discard(let prefix):
+      let id = try Self.resolve(prefix, in: drafts)
+      $drafts.withLock { $0.removeAll { $0.id == id } }
+      output = "Discarded \(Self.shortID(id))."
+    case .help, .path:
+      break
+    }
+    do {
+      try await $drafts.save()
+    } catch {
+      throw DraftsError(String(describing: error))
+    }
+    return output
+  }
+
+  // MARK: - Helpers
+
+  static func shortID(_ id: UUID) -> String {
+    String(id.uuidString.lowercased().prefix(8))
+  }
+
+  /// The draft whose ID starts with `prefix` (case-insensitive); it must be the only one.
+  static func resolve(_ prefix: String, in drafts: [Draft]) throws(DraftsError) -> UUID {
+    let needle = prefix.lowercased()
+    let matches = drafts.filter { $0.id.uuidString.lowercased().hasPrefix(needle) }
+    guard !needle.isEmpty, let first = matches.first else {
+      throw DraftsError("no draft has an ID starting with '\(prefix)'")
+    }
+    guard matches.count == 1 else {
+      let ids = matches.map { shortID($0.id) }.joined(separator: ", ")
+      throw DraftsError("'\(prefix)' matches \(matches.count) drafts (\(ids)); type more of the ID")
+    }
+    return first.id
+  }
+
+  static func json(_ drafts: [Draft]) throws(DraftsError) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    do {
+      return String(decoding: try encoder.encode(drafts), as: UTF8.self)
+    } catch {
+      throw DraftsError("could not print the drafts as JSON: \(error)")
+    }
+  }
+
+  static func table(_ drafts: [Draft]) -> String {
+    guard !drafts.isEmpty else { return "No drafts." }
+    var lines = ["ID        PIN  TEXT"]
+    for draft in drafts {
+      let firstLine = draft.body.split(separator: "\n", omittingEmptySubsequences: false)
+        .first.map(String.init) ?? ""
+      var text = firstLine.count > 60 ? String(firstLine.prefix(59)) + "…" : firstLine
+      if firstLine != draft.body && firstLine.count <= 60 { text += " …" }
+      if !draft.tags.isEmpty { text += "  #" + draft.tags.joined(separator: " #") }
+      lines.append("\(shortID(draft.id))  \(draft.pinned ? " * " : "   ")  \(text)")
+    }
+    return lines.joined(separator: "\n")
+  }
+}
