@@ -71,8 +71,9 @@ enum TestDetector {
     {
       // NB: the arguments of a parameterized case are only reachable through reflection; a
       // failure here merges the cases of one test, it never crashes.
-      if let arguments = Mirror(reflecting: testCase).descendant("arguments") {
-        identity += " case \(String(describing: arguments))"
+      let mirror = Mirror(reflecting: testCase)
+      if let kind = mirror.descendant("_kind") ?? mirror.descendant("arguments") {
+        identity += " case \(String(describing: kind))"
       }
     }
     return identity

@@ -19,12 +19,20 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible {
     self.underlying = underlying
   }
 
+  /// Why the data could not be read, in a sentence: the failing coding path, version or
+  /// file operation.
+  public var reason: String { SharedLoadError.describe(underlying) }
+
   public var description: String {
     let what = url.map { "The file \($0.path)" } ?? "The stored value of \(key)"
+    let reason = self.reason
+    // Format errors already say the file was left untouched and why; do not say it twice.
+    let untouched =
+      reason.contains("untouched")
+      ? "" : " It has been left untouched: changes stay in memory and are not saved over it."
     return
-      "\(what) could not be read: \(SharedLoadError.describe(underlying)) It has been left "
-      + "untouched: changes stay in memory and are not saved over it. Fix or restore the file, "
-      + "or call replaceUnreadableData() to set the damaged data aside and start over."
+      "\(what) could not be read: \(reason)\(untouched) Fix or restore the file, or call "
+      + "replaceUnreadableData() to set the damaged data aside and start over."
   }
 
   /// A readable account of a decoding error, naming the coding path.

@@ -8,7 +8,8 @@ struct ConfinedFileSystem: FileSystem {
 
   func confine(_ url: URL) -> URL {
     let path = url.standardizedFileURL.path
-    if path.hasPrefix(root.standardizedFileURL.path + "/") { return url }
+    let rootPath = root.standardizedFileURL.path
+    if path == rootPath || path.hasPrefix(rootPath + "/") { return url }
     return root.appendingPathComponent(String(path.drop(while: { $0 == "/" })))
   }
 

@@ -56,8 +56,8 @@ public final class InMemoryFileSystem: FileSystem {
   public var files: [String: Data] { state.withLock { $0.files } }
 
   /// Sets a file's bytes directly, as another process or an older app version would have,
-  /// and notifies watchers of it. No fault applies.
-  public func setContents(_ data: Data?, at url: URL) {
+  /// and notifies watchers of it unless told not to. No fault applies.
+  public func setContents(_ data: Data?, at url: URL, notifyingWatchers: Bool = true) {
     let path = Self.key(url)
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
       if let data {
@@ -67,6 +67,7 @@ public final class InMemoryFileSystem: FileSystem {
       } else {
         state.files[path] = nil
       }
+      guard notifyingWatchers else { return [] }
       return state.watchers.values.filter { $0.path == path }.map(\.onChange)
     }
     for callback in callbacks { callback() }

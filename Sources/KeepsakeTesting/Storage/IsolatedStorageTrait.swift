@@ -1,0 +1,80 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// A test trait that runs each test (or each test of a suite) in storage of its own.
+///
+/// Every test already gets its own storage with nothing to set up; this trait is for the cases
+/// automatic detection cannot tell apart (the same test run twice in one process) and for custom
+/// storage, such as the real disk confined to a temporary folder.
+///
+/// ```swift
+/// @Suite(.isolatedStorage) struct InboxTests { ... }
+/// @Test(.isolatedStorage(.realDisk)) func writesARealFile() async throws { ... }
+/// ```
+public struct IsolatedStorageTrait: TestTrait, SuiteTrait, TestScoping {
+  /// Which storage each test gets.
+  public enum Kind: Sendable {
+    /// An in-memory disk, throwaway preferences and fresh in-memory keys.
+    case ephemeral
+    /// The real file system and file preferences, confined to a fresh temporary folder that is
+    /// removed after the test.
+    case realDisk
+  }
+
+  let kind: Kind
+
+  public var isRecursive: Bool { true }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    // A suite's own scope adds nothing; each of its tests gets a fresh context.
+    guard testCase != nil || !test.isSuite else { return try await function() }
+    switch kind {
+    case .ephemeral:
+      try await StorageContext.withValue(.ephemeral(name: "test \(test.name)")) {
+        try await function()
+      }
+    case .realDisk:
+      try await withRealDisk { _ in try await function() }
+    }
+  }
+}
+
+extension Trait where Self == IsolatedStorageTrait {
+  /// Fresh in-memory storage for each test.
+  public static var isolatedStorage: Self { IsolatedStorageTrait(kind: .ephemeral) }
+
+  /// Storage of the given kind for each test.
+  public static func isolatedStorage(_ kind: IsolatedStorageTrait.Kind) -> Self {
+    IsolatedStorageTrait(kind: kind)
+  }
+}
+
+/// Runs `body` with the real file system confined to a fresh temporary folder, removed after.
+///
+/// Keys keep their absolute paths; each is placed under the folder, so a test exercises the real
+/// disk (atomic writes, permissions, watchers) without touching the developer's files.
+///
+/// - Parameter body: Receives the temporary folder.
+public func withRealDisk<R>(
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: (URL) async throws -> R
+) async rethrows -> R {
+  let folder = FileManager.default.temporaryDirectory
+    .appendingPathComponent("keepsake-\(UUID().uuidString)", isDirectory: true)
+  defer { try? FileManager.default.removeItem(at: folder) }
+  return try await StorageContext.withValue(.confined(to: folder)) {
+    try await body(folder)
+  }
+}
+
+/// Runs `body` with `context` as the storage of every key it uses.
+public func withStorage<R>(
+  _ context: StorageContext,
+  isolation: isolated (any Actor)? = #isolation,
+  _ body: () async throws -> R
+) async rethrows -> R {
+  try await StorageContext.withValue(context) { try await body() }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Keepsake
+import Testing
+
+@Suite("File storage")
+struct FileStorageKeyTests {
+  let url = URL(fileURLWithPath: "/Users/someone/Library/items.json")
+
+  struct Item: Codable, Equatable, Sendable {
+    var id: Int
+    var title: String
+  }
+
+  static let good = Data(#"[{"id":1,"title":"milk"},{"id":2,"title":"eggs"}]"#.utf8)
+
+  func disk(_ shared: Shared<[Item]>) throws -> InMemoryFileSystem {
+    try #require(shared.storageContext.fileSystem as? InMemoryFileSystem)
+  }
+
+  @Test("A stored file is read when the key is first used")
+  func readsStoredFile() throws {
+    try seed(Self.good)
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    #expect(items == [Item(id: 1, title: "milk"), Item(id: 2, title: "eggs")])
+    #expect($items.loadError == nil)
+  }
+
+  @Test("A missing file is not an error and nothing is written until a change")
+  func missingFile() async throws {
+    @Shared(.fileStorage(url)) var items: [Item] = [Item(id: 0, title: "default")]
+    #expect(items == [Item(id: 0, title: "default")])
+    #expect($items.loadError == nil)
+    await $items.flush()
+    #expect(try disk($items).files.isEmpty)
+    $items.withLock { $0.append(Item(id: 1, title: "new")) }
+    await $items.flush()
+    let saved = try #require(try disk($items).contents(of: url))
+    #expect(try JSONDecoder().decode([Item].self, from: saved).count == 2)
+  }
+
+  static let damaged: [(String, Data)] = [
+    ("corrupted", Data(#"[{"id":1,"title":"milk"},{"id":2,"ti"#.utf8) + Data([0xFF, 0x00])),
+    ("truncated", Data(#"[{"id":1,"title":"milk"},{"id":2,"#.utf8)),
+    ("empty", Data()),
+    ("wrong shape", Data(#"{"items":[{"id":1,"title":"milk"}]}"#.utf8)),
+    ("wrong type deep inside", Data(#"[{"id":1,"title":"milk"},{"id":"2","title":"eggs"}]"#.utf8)),
+  ]
+
+  @Test("An unreadable file is reported and never overwritten", arguments: damaged)
+  func unreadableFileIsProtected(_ name: String, _ bytes: Data) async throws {
+    try seed(bytes)
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    let loadError = try #require($items.loadError)
+    #expect(loadError.url == url)
+    #expect(String(describing: loadError).contains(url.path))
+    #expect(String(describing: loadError).contains("left untouched"))
+    #expect(items.isEmpty, "the default is kept in memory")
+
+    $items.withLock { $0.append(Item(id: 9, title: "typed after the failure")) }
+    $items.withLock { $0.append(Item(id: 10, title: "and again")) }
+    await $items.flush()
+    await #expect(throws: SharedSaveError.self) { try await $items.save() }
+    #expect(try disk($items).contents(of: url) == bytes, "\(name): the bytes are identical")
+    guard case .protected? = $items.saveError else {
+      Issue.record("saveError should say the file is protected, got \(String(describing: $items.saveError))")
+      return
+    }
+  }
+
+  @Test("A decoding failure names the coding path")
+  func decodingFailureNamesPath() throws {
+    try seed(Data(#"[{"id":1,"title":"milk"},{"id":"2","title":"eggs"}]"#.utf8))
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    let text = String(describing: try #require($items.loadError))
+    #expect(text.contains("[1].id"), "\(text)")
+  }
+
+  @Test("Starting over quarantines the damaged bytes beside the file, then saves")
+  func replaceUnreadableData() async throws {
+    let bytes = Data("not json".utf8)
+    try seed(bytes)
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    $items.withLock { $0 = [Item(id: 1, title: "fresh start")] }
+    let quarantine = try #require(try await $items.replaceUnreadableData())
+    #expect(quarantine.deletingLastPathComponent() == url.deletingLastPathComponent())
+    #expect(quarantine.lastPathComponent.hasPrefix("items.quarantined-"))
+    #expect(quarantine.pathExtension == "json")
+    #expect(Quarantine.originalURL(of: quarantine) == url)
+    #expect(try disk($items).contents(of: quarantine) == bytes)
+    let saved = try #require(try disk($items).contents(of: url))
+    #expect(try JSONDecoder().decode([Item].self, from: saved) == [Item(id: 1, title: "fresh start")])
+    #expect($items.loadError == nil)
+    #expect($items.saveError == nil)
+  }
+
+  @Test("A burst of 10,000 mutations does a handful of writes")
+  func coalescedSaves() async throws {
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    for index in 0..<10_000 {
+      $items.withLock { $0.append(Item(id: index, title: "item \(index)")) }
+    }
+    await $items.flush()
+    let writes = try disk($items).completedWrites(of: url)
+    #expect((1...5).contains(writes), "\(writes) writes")
+    let saved = try #require(try disk($items).contents(of: url))
+    #expect(try JSONDecoder().decode([Item].self, from: saved).count == 10_000)
+  }
+
+  @Test("save() returns once the file is in place, written atomically")
+  func explicitSave() async throws {
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    $items.withLock { $0 = [Item(id: 1, title: "now")] }
+    try await $items.save()
+    let operations = try disk($items).operations.map(\.operation)
+    #expect(operations.suffix(4) == [.write, .fsync, .rename, .fsync])
+    #expect(try disk($items).contents(of: url) != nil)
+  }
+
+  @Test("A file replaced by someone else is read again")
+  func outsideChangeIsLoaded() async throws {
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    try disk($items).setContents(Self.good, at: url)
+    await $items.flush()
+    #expect(items.count == 2)
+  }
+
+  @Test("A file replaced by someone else with unreadable data becomes protected")
+  func outsideDamageIsProtected() async throws {
+    try seed(Self.good)
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    let damaged = Data(#"{"version": 99, "content": []}"#.utf8)
+    try disk($items).setContents(damaged, at: url)
+    await $items.flush()
+    #expect($items.loadError != nil)
+    $items.withLock { $0.append(Item(id: 3, title: "later")) }
+    await $items.flush()
+    #expect(try disk($items).contents(of: url) == damaged)
+  }
+
+  @Test("A save checks the file first, even before a watcher reported a change")
+  func saveChecksForOutsideDamage() async throws {
+    try seed(Self.good)
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    let damaged = Data("garbage".utf8)
+    // Written behind the key's back, without notifying watchers.
+    let disk = try disk($items)
+    disk.setContents(damaged, at: url, notifyingWatchers: false)
+    $items.withLock { $0.append(Item(id: 3, title: "later")) }
+    await #expect(throws: SharedSaveError.self) { try await $items.save() }
+    #expect(try disk.contents(of: url) == damaged)
+  }
+
+  /// Writes `data` to the test's disk before any key reads it, the way a test seeds state.
+  func seed(_ data: Data) throws {
+    let disk = try #require(StorageContext.current.fileSystem as? InMemoryFileSystem)
+    disk.setContents(data, at: url)
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Keepsake
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+@Suite("Local file system")
+struct LocalFileSystemTests {
+  let fileSystem = LocalFileSystem()
+
+  @Test("A missing file reads as nil, not as an error")
+  func missingFile() throws {
+    let folder = try TemporaryFolder()
+    #expect(try fileSystem.contents(of: folder.file("nothing.json")) == nil)
+  }
+
+  @Test("An atomic write replaces the file and leaves no temporary file")
+  func atomicWrite() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("a.json")
+    try fileSystem.writeAtomically(Data("one".utf8), to: url)
+    try fileSystem.writeAtomically(Data("two".utf8), to: url)
+    #expect(try fileSystem.contents(of: url) == Data("two".utf8))
+    #expect(folder.names == ["a.json"])
+  }
+
+  @Test("Missing parent folders are created")
+  func createsFolders() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.url.appendingPathComponent("x/y/z.json")
+    try fileSystem.writeAtomically(Data("deep".utf8), to: url)
+    #expect(try fileSystem.contents(of: url) == Data("deep".utf8))
+  }
+
+  @Test("A 0600 file keeps its permissions")
+  func keepsPermissions() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("secret.json")
+    try fileSystem.writeAtomically(Data("one".utf8), to: url)
+    chmod(url.path, 0o600)
+    try fileSystem.writeAtomically(Data("two".utf8), to: url)
+    var info = stat()
+    stat(url.path, &info)
+    #expect(info.st_mode & 0o777 == 0o600)
+  }
+
+  @Test("Writing through a symbolic link updates its target and keeps the link")
+  func writesThroughLinks() throws {
+    let folder = try TemporaryFolder()
+    let target = folder.file("real.json")
+    let link = folder.file("link.json")
+    try fileSystem.writeAtomically(Data("one".utf8), to: target)
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    try fileSystem.writeAtomically(Data("two".utf8), to: link)
+    let destination = try FileManager.default.destinationOfSymbolicLink(atPath: link.path)
+    #expect(destination == target.path)
+    #expect(try fileSystem.contents(of: target) == Data("two".utf8))
+  }
+
+  @Test("A failed write leaves the old file and no temporary file")
+  func failedWriteKeepsOldFile() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("a.json")
+    try fileSystem.writeAtomically(Data("old".utf8), to: url)
+    // A folder where the file should go makes the rename fail after the temp file was written.
+    let blocked = folder.url.appendingPathComponent("blocked")
+    try FileManager.default.createDirectory(
+      at: blocked.appendingPathComponent("inside"), withIntermediateDirectories: true)
+    #expect(throws: FileSystemError.self) {
+      try fileSystem.writeAtomically(Data("new".utf8), to: blocked)
+    }
+    #expect(try fileSystem.contents(of: url) == Data("old".utf8))
+    #expect(folder.names == ["a.json", "blocked"])
+  }
+
+  @Test("Reading a folder is a clear error")
+  func readingAFolder() throws {
+    let folder = try TemporaryFolder()
+    #expect(throws: FileSystemError.self) { try fileSystem.contents(of: folder.url) }
+  }
+
+  @Test("Temporary files of killed writers are removed when a key starts; live ones are kept")
+  func abandonedTemporaryFiles() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("items.json")
+    // A pid that cannot be running (above the kernel's maximum).
+    let abandoned = folder.file(".items.json.keepsake-tmp-99999999-1")
+    let live = folder.file(".items.json.keepsake-tmp-\(getpid())-2")
+    try Data("half".utf8).write(to: abandoned)
+    try Data("mine".utf8).write(to: live)
+    StorageContext.withValue(.confined(to: folder.url)) {
+      @Shared(.fileStorage(url)) var items: [Int] = []
+      _ = items
+    }
+    #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+    #expect(FileManager.default.fileExists(atPath: live.path))
+  }
+
+  @Test("A change by another process is noticed through the folder")
+  func outsideWriteByAnotherProcess() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("shared.json")
+    try Data("[1]".utf8).write(to: url)
+    let context = StorageContext(
+      name: "real", fileSystem: LocalFileSystem(), isEphemeral: true
+    ) { _ in EphemeralPreferences() }
+    try await StorageContext.withValue(context) {
+      @Shared(.fileStorage(url)) var numbers: [Int] = []
+      #expect(numbers == [1])
+      // Another process replaces the file atomically, as Keepsake itself would.
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", #"printf '[1,2,3]' > "$0.tmp" && mv "$0.tmp" "$0""#, url.path]
+      try process.run()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      // Bounded wait for the kernel's notification; no fixed sleep.
+      let deadline = ContinuousClock.now + .seconds(10)
+      while numbers != [1, 2, 3] && ContinuousClock.now < deadline {
+        await Task.yield()
+        await $numbers.flush()
+      }
+      #expect(numbers == [1, 2, 3])
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Keepsake
+import Observation
+import Synchronization
+import Testing
+
+@Suite("Shared")
+struct SharedTests {
+  @Test("Two Shareds of the same key are one reference")
+  func sameKeySameReference() {
+    @Shared(.inMemory("count")) var first = 0
+    @Shared(.inMemory("count")) var second = 99
+    $first.withLock { $0 += 1 }
+    #expect(second == 1, "the second default is ignored and the change is seen at once")
+    $second.withLock { $0 += 1 }
+    #expect(first == 2)
+  }
+
+  @Test("Different names are different values")
+  func differentKeys() {
+    @Shared(.inMemory("a")) var a = 1
+    @Shared(.inMemory("b")) var b = 1
+    $a.withLock { $0 = 5 }
+    #expect(b == 1)
+  }
+
+  @Test("Shared(value:) is a reference found by no key")
+  func unkeyedValue() {
+    let shared = Shared(value: [1, 2])
+    let copy = shared
+    copy.withLock { $0.append(3) }
+    #expect(shared.wrappedValue == [1, 2, 3])
+    @Shared(.inMemory(shared.keyID.name)) var other: [Int] = []
+    #expect(other.isEmpty)
+  }
+
+  @Test("withLock returns the body's result and rethrows its error")
+  func withLockResultAndError() {
+    @Shared(.inMemory("list")) var list = [1]
+    let count = $list.withLock { list -> Int in
+      list.append(2)
+      return list.count
+    }
+    #expect(count == 2)
+    struct Boom: Error {}
+    #expect(throws: Boom.self) { try $list.withLock { _ in throw Boom() } }
+  }
+
+  @Test("A SharedReader sees changes but cannot make them")
+  func reader() {
+    @Shared(.inMemory("flag")) var flag = false
+    @SharedReader(.inMemory("flag")) var observed = true
+    $flag.withLock { $0 = true }
+    #expect(observed)
+    #expect($flag.reader.wrappedValue)
+  }
+
+  @Test("Observation fires when the value changes")
+  func observation() {
+    @Shared(.inMemory("observed")) var value = 0
+    let fired = Mutex(0)
+    withObservationTracking {
+      _ = value
+    } onChange: {
+      fired.withLock { $0 += 1 }
+    }
+    $value.withLock { $0 = 1 }
+    #expect(fired.withLock { $0 } == 1)
+  }
+
+  @Test("Observation fires when the file was changed by someone else")
+  func observationOfOutsideChange() async throws {
+    let url = URL(fileURLWithPath: "/data/observed.json")
+    @Shared(.fileStorage(url)) var value = [1]
+    let disk = try #require($value.storageContext.fileSystem as? InMemoryFileSystem)
+    await confirmation("onChange") { changed in
+      withObservationTracking {
+        _ = value
+      } onChange: {
+        changed()
+      }
+      disk.setContents(Data("[4,5]".utf8), at: url)
+      await $value.flush()  // runs after the reload the change scheduled
+    }
+    #expect(value == [4, 5])
+  }
+
+  @Test("A reference keeps its storage context in a detached task")
+  func detachedTaskWritesToTheTestsStorage() async {
+    @Shared(.inMemory("detached")) var value = 0
+    let shared = $value
+    await Task.detached { shared.withLock { $0 = 42 } }.value
+    @Shared(.inMemory("detached")) var again = 0
+    #expect(again == 42)
+    #expect(shared.storageContext === $again.storageContext)
+  }
+
+  @Test("Equal values make equal Shareds")
+  func equatable() {
+    let a = Shared(value: 3)
+    let b = Shared(value: 3)
+    #expect(a == b)
+    b.withLock { $0 = 4 }
+    #expect(a != b)
+  }
+}

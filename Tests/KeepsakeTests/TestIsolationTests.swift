@@ -1,0 +1,106 @@
+import Foundation
+import Keepsake
+import KeepsakeTesting
+import Synchronization
+import Testing
+
+/// Lets two parallel tests wait (boundedly) until both have written.
+actor Rendezvous {
+  static let shared = Rendezvous()
+  private var arrived: Set<String> = []
+
+  func arrive(_ name: String, waitingFor other: String) async {
+    arrived.insert(name)
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !arrived.contains(other) && ContinuousClock.now < deadline {
+      await Task.yield()
+    }
+  }
+}
+
+@Suite("Isolation under test")
+struct TestIsolationTests {
+  static let fileURL = URL(fileURLWithPath: "/var/isolation/probe.json")
+
+  func writeAndCheck(_ value: Int, me: String, other: String) async {
+    @Shared(.inMemory("isolation")) var memory = 0
+    @Shared(.fileStorage(Self.fileURL)) var file = 0
+    @Shared(.appStorage("isolation")) var preference = 0
+    #expect(memory == 0 && file == 0 && preference == 0, "each test starts fresh")
+    $memory.withLock { $0 = value }
+    $file.withLock { $0 = value }
+    $preference.withLock { $0 = value }
+    await $file.flush()
+    await Rendezvous.shared.arrive(me, waitingFor: other)
+    #expect(memory == value && file == value && preference == value)
+    @Shared(.inMemory("isolation")) var later = -1
+    #expect(later == value, "a key created later in the same test sees the test's value")
+  }
+
+  @Test("A test's writes are its own (first of two parallel tests)")
+  func first() async { await writeAndCheck(1, me: "first", other: "second") }
+
+  @Test("A test's writes are its own (second of two parallel tests)")
+  func second() async { await writeAndCheck(2, me: "second", other: "first") }
+
+  @Test("Each argument of a parameterized test starts fresh", arguments: [10, 20, 30])
+  func parameterized(_ value: Int) {
+    @Shared(.inMemory("parameterized")) var memory = 0
+    #expect(memory == 0)
+    $memory.withLock { $0 = value }
+    #expect(memory == value)
+  }
+
+  @Test("Under test, storage is ephemeral and the real locations stay untouched")
+  func realLocationsUntouched() async throws {
+    let home = FileManager.default.homeDirectoryForCurrentUser
+    let probe = home.appendingPathComponent(".keepsake-probe-\(UUID().uuidString).json")
+    @Shared(.fileStorage(probe)) var value = 0
+    $value.withLock { $0 = 1 }
+    try await $value.save()
+    #expect($value.storageContext.isEphemeral)
+    #expect(!FileManager.default.fileExists(atPath: probe.path))
+    let suite = "keepsake-probe-\(UUID().uuidString)"
+    @Shared(.appStorage("probe", suiteName: suite)) var flag = false
+    $flag.withLock { $0 = true }
+    try StorageContext.current.preferences(suiteName: suite).flush()
+    let realSuite = FilePreferences.defaultURL(suiteName: suite)
+    #expect(!FileManager.default.fileExists(atPath: realSuite.path))
+  }
+
+  @Test("A detached task with no current test still never reaches live storage")
+  func detachedWithoutReference() async {
+    let context = await Task.detached { StorageContext.current }.value
+    #expect(context.isEphemeral)
+    #expect(context !== StorageContext.live)
+  }
+
+  @Test("The real disk can be opted into, confined to a temporary folder")
+  func realDiskOptIn() async throws {
+    try await withRealDisk { folder in
+      let url = URL(fileURLWithPath: "/etc/keepsake/opt-in.json")
+      @Shared(.fileStorage(url)) var value = 0
+      $value.withLock { $0 = 5 }
+      try await $value.save()
+      let placed = folder.appendingPathComponent("etc/keepsake/opt-in.json")
+      #expect(try Data(contentsOf: placed) == Data("5".utf8))
+      #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+  }
+}
+
+@Suite("Isolation, run twice", .isolatedStorage)
+struct RunTwiceTests {
+  /// The same test body, run twice in one process as a repeated suite would: the trait gives
+  /// each run fresh storage.
+  @Test("A repeated run starts from fresh storage")
+  func repeatedRun() async {
+    for _ in 0..<2 {
+      await withStorage(.ephemeral()) {
+        @Shared(.inMemory("run")) var runs = 0
+        #expect(runs == 0)
+        $runs.withLock { $0 += 1 }
+      }
+    }
+  }
+}
