@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Keepsake", targets: ["Keepsake"]),
+    .library(name: "KeepsakeStore", targets: ["KeepsakeStore"]),
     .library(name: "KeepsakeTesting", targets: ["KeepsakeTesting"]),
     .library(name: "FaultInjection", targets: ["FaultInjection"]),
     .executable(name: "keepsake", targets: ["keepsake"]),
@@ -16,13 +17,16 @@ let package = Package(
     .target(name: "Keepsake"),
     // A standalone fault seam for test doubles: Foundation and Synchronization only.
     .target(name: "FaultInjection"),
+    // An optional, small unidirectional architecture: Reducer, Effect, Store.
+    .target(name: "KeepsakeStore", dependencies: ["Keepsake"]),
     // For test targets only: the one module that links Testing and XCTest.
-    .target(name: "KeepsakeTesting", dependencies: ["Keepsake", "FaultInjection"]),
+    .target(
+      name: "KeepsakeTesting", dependencies: ["Keepsake", "KeepsakeStore", "FaultInjection"]),
     .executableTarget(name: "keepsake", dependencies: ["Keepsake"]),
 
     .target(
       name: "DraftsFeature",
-      dependencies: ["Keepsake"],
+      dependencies: ["Keepsake", "KeepsakeStore"],
       path: "Examples/Drafts/Sources/DraftsFeature"
     ),
     .executableTarget(
@@ -31,7 +35,22 @@ let package = Package(
       path: "Examples/Drafts/Sources/drafts"
     ),
 
+    // Built with the default isolation many apps now use: unannotated code is MainActor.
+    .target(
+      name: "DiscovererFeature",
+      dependencies: ["Keepsake", "FaultInjection"],
+      path: "Examples/Discoverer/Sources/DiscovererFeature",
+      resources: [.copy("Resources")],
+      swiftSettings: [.defaultIsolation(MainActor.self)]
+    ),
+
     .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting"]),
+    .testTarget(
+      name: "KeepsakeStoreTests", dependencies: ["KeepsakeStore", "KeepsakeTesting"]),
+    .testTarget(
+      name: "DiscovererTests",
+      dependencies: ["DiscovererFeature", "KeepsakeTesting", "FaultInjection"]
+    ),
     .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
     .testTarget(
       name: "DraftsTests",
