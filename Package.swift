@@ -45,6 +45,7 @@ let package = Package(
     ),
 
     .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting"]),
+    .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
       name: "KeepsakeStoreTests", dependencies: ["KeepsakeStore", "KeepsakeTesting"]),
     .testTarget(

@@ -1,1 +1,12 @@
-print("keepsake")
+import Foundation
+import Keepsake
+
+// A thin shell around `KeepsakeTool`, which does the work.
+do {
+  let output = try KeepsakeTool(fileSystem: LocalFileSystem())
+    .run(Array(CommandLine.arguments.dropFirst()))
+  print(output)
+} catch {
+  FileHandle.standardError.write(Data("keepsake: \(error.message)\n".utf8))
+  exit(1)
+}
