@@ -5,7 +5,10 @@ import Testing
 @Suite("App storage")
 struct AppStorageKeyTests {
   enum Theme: String, Codable, Sendable { case light, dark }
-  enum Level: Int, Sendable { case low = 1, high = 2 }
+  enum Level: Int, Sendable {
+    case low = 1
+    case high = 2
+  }
   struct Layout: Codable, Equatable, Sendable { var columns: Int }
 
   @Test("Each supported type is stored and read back")

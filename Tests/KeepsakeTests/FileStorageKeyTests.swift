@@ -62,7 +62,8 @@ struct FileStorageKeyTests {
     await #expect(throws: SharedSaveError.self) { try await $items.save() }
     #expect(try disk($items).contents(of: url) == bytes, "\(name): the bytes are identical")
     guard case .protected? = $items.saveError else {
-      Issue.record("saveError should say the file is protected, got \(String(describing: $items.saveError))")
+      Issue.record(
+        "saveError should say the file is protected, got \(String(describing: $items.saveError))")
       return
     }
   }
@@ -88,7 +89,8 @@ struct FileStorageKeyTests {
     #expect(Quarantine.originalURL(of: quarantine) == url)
     #expect(try disk($items).contents(of: quarantine) == bytes)
     let saved = try #require(try disk($items).contents(of: url))
-    #expect(try JSONDecoder().decode([Item].self, from: saved) == [Item(id: 1, title: "fresh start")])
+    #expect(
+      try JSONDecoder().decode([Item].self, from: saved) == [Item(id: 1, title: "fresh start")])
     #expect($items.loadError == nil)
     #expect($items.saveError == nil)
   }

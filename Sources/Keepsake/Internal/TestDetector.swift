@@ -27,8 +27,10 @@ enum TestDetector {
     return dlsym(programHandle, name)
   }
 
-  private nonisolated(unsafe) static let testCurrentGetter = symbol("$s7Testing4TestV7currentACSgvgZ")
-  private nonisolated(unsafe) static let testCaseCurrentGetter = symbol("$s7Testing4TestV4CaseV7currentAESgvgZ")
+  private nonisolated(unsafe) static let testCurrentGetter = symbol(
+    "$s7Testing4TestV7currentACSgvgZ")
+  private nonisolated(unsafe) static let testCaseCurrentGetter = symbol(
+    "$s7Testing4TestV4CaseV7currentAESgvgZ")
   private static let xcTestLoaded =
     symbol("$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil
 

@@ -107,7 +107,8 @@ extension PreferenceCoding {
   }
 
   static var string: PreferenceCoding<String> {
-    .init(decode: { if case .string(let value) = $0 { value } else { nil } }, encode: { .string($0) })
+    .init(
+      decode: { if case .string(let value) = $0 { value } else { nil } }, encode: { .string($0) })
   }
 
   static var data: PreferenceCoding<Data> {

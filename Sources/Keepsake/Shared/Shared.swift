@@ -45,7 +45,7 @@ public struct Shared<Value: Sendable>: Sendable {
       key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value })
   }
 
-  /// A snapshot of the current value. Change it with ``withLock(_:)``.
+  /// A snapshot of the current value; change it with ``withLock(_:)``.
   public var wrappedValue: Value { reference.value }
 
   /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
@@ -65,12 +65,12 @@ public struct Shared<Value: Sendable>: Sendable {
   /// The context the reference was created in; it stays the same in any task or thread.
   public var storageContext: StorageContext { reference.context }
 
-  /// Why the stored data could not be read, or `nil`. Observable.
+  /// Why the stored data could not be read, or `nil`; observable.
   ///
   /// While it is set, the key is protected: nothing is saved over the stored data.
   public var loadError: SharedLoadError? { reference.loadError }
 
-  /// Why the last save failed, or `nil` once a save succeeds. Observable.
+  /// Why the last save failed, or `nil` once a save succeeds; observable.
   public var saveError: SharedSaveError? { reference.saveError }
 
   /// Reads the stored value again, replacing the value in memory when something is stored.
@@ -87,8 +87,9 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   stored data is intact either way.
   public func save() async throws { try await reference.save() }
 
-  /// Writes a pending change now, if there is one, and waits for it. Errors go to
-  /// ``saveError``.
+  /// Writes a pending change now, if there is one, and waits for it.
+  ///
+  /// Errors go to ``saveError``.
   public func flush() async { await reference.flush() }
 
   /// Starts over from stored data that could not be read: sets the damaged data aside (for a

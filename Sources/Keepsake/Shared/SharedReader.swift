@@ -19,13 +19,13 @@ public struct SharedReader<Value: Sendable>: Sendable {
     self.reference = shared.reference
   }
 
-  /// The current value. Observable.
+  /// The current value; observable.
   public var wrappedValue: Value { reference.value }
 
   /// The reader itself, for `$value.loadError` and the other members.
   public var projectedValue: SharedReader<Value> { self }
 
-  /// Why the stored data could not be read, or `nil`. Observable.
+  /// Why the stored data could not be read, or `nil`; observable.
   public var loadError: SharedLoadError? { reference.loadError }
 
   /// Reads the stored value again.

@@ -2,8 +2,9 @@
 public final class StorageSubscription: Sendable {
   private let onCancel: @Sendable () -> Void
 
-  /// Creates a subscription that runs `onCancel` when cancelled or deinitialized. `onCancel`
-  /// must tolerate being called more than once.
+  /// Creates a subscription that runs `onCancel` when cancelled or deinitialized.
+  ///
+  /// `onCancel` must tolerate being called more than once.
   public init(onCancel: @escaping @Sendable () -> Void) {
     self.onCancel = onCancel
   }

@@ -89,7 +89,8 @@ extension DraftsCommand {
     guard !drafts.isEmpty else { return "No drafts." }
     var lines = ["ID        PIN  TEXT"]
     for draft in drafts {
-      let firstLine = draft.body.split(separator: "\n", omittingEmptySubsequences: false)
+      let firstLine =
+        draft.body.split(separator: "\n", omittingEmptySubsequences: false)
         .first.map(String.init) ?? ""
       var text = firstLine.count > 60 ? String(firstLine.prefix(59)) + "…" : firstLine
       if firstLine != draft.body && firstLine.count <= 60 { text += " …" }

@@ -55,8 +55,9 @@ public final class InMemoryFileSystem: FileSystem {
   /// All files on this disk, by path.
   public var files: [String: Data] { state.withLock { $0.files } }
 
-  /// Sets a file's bytes directly, as another process or an older app version would have,
-  /// and notifies watchers of it unless told not to. No fault applies.
+  /// Sets a file's bytes directly, as another process or an older app version would have.
+  ///
+  /// Watchers are notified unless `notifyingWatchers` is false. No fault applies.
   public func setContents(_ data: Data?, at url: URL, notifyingWatchers: Bool = true) {
     let path = Self.key(url)
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
@@ -206,7 +207,8 @@ public final class InMemoryFileSystem: FileSystem {
   ) -> FileSystemError {
     let error = FileSystemError(operation, path: path, reason: reason ?? .ioError)
     state.operations.append(
-      FileSystemOperationRecord(operation: operation, path: path, error: reason == nil ? nil : error))
+      FileSystemOperationRecord(
+        operation: operation, path: path, error: reason == nil ? nil : error))
     return error
   }
 }

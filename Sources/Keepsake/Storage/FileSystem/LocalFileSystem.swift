@@ -92,7 +92,8 @@ public struct LocalFileSystem: FileSystem {
       throw FileSystemError(.read, path: url.path, reason: .init(errno: errno))
     }
     #if canImport(Darwin)
-      let modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000
+      let modified =
+        Int64(info.st_mtimespec.tv_sec) * 1_000_000_000
         + Int64(info.st_mtimespec.tv_nsec)
     #else
       let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
