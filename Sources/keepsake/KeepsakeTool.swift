@@ -99,8 +99,10 @@ struct KeepsakeTool {
     var kept: URL?
     do {
       if let current = try fileSystem.contents(of: original) {
-        let names = Set(try fileSystem.contentsOfDirectory(at: original.deletingLastPathComponent()))
-        let copy = Quarantine.url(for: original, existingNames: names.union([quarantine.lastPathComponent]))
+        let names = Set(
+          try fileSystem.contentsOfDirectory(at: original.deletingLastPathComponent()))
+        let copy = Quarantine.url(
+          for: original, existingNames: names.union([quarantine.lastPathComponent]))
         try fileSystem.writeAtomically(current, to: copy)
         kept = copy
       }

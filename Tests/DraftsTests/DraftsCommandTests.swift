@@ -53,13 +53,15 @@ struct DraftsCommandTests {
     #expect(drafts == [Draft(id: id, body: "uno", pinned: false)])
   }
 
-  @Test("Bad input gets a one-line error", arguments: [
-    (["pin", "zzz"], "no draft has an ID starting with 'zzz'"),
-    (["add", "   "], "a draft needs some text"),
-    (["frobnicate"], "unknown command 'frobnicate'"),
-    (["pin"], "pin needs exactly one ID"),
-    (["list", "--json", "extra"], "list takes no arguments"),
-  ])
+  @Test(
+    "Bad input gets a one-line error",
+    arguments: [
+      (["pin", "zzz"], "no draft has an ID starting with 'zzz'"),
+      (["add", "   "], "a draft needs some text"),
+      (["frobnicate"], "unknown command 'frobnicate'"),
+      (["pin"], "pin needs exactly one ID"),
+      (["list", "--json", "extra"], "list takes no arguments"),
+    ])
   func badInput(_ arguments: [String], _ message: String) async {
     do {
       let command = try DraftsCommand.parse(["--store", store.path] + arguments, environment: [:])
@@ -76,7 +78,9 @@ struct DraftsCommandTests {
     let b = UUID(uuidString: "ABCE0000-0000-4000-8000-000000000002") ?? UUID()
     try disk.setContents(
       try DraftsFormat.encode([Draft(id: a, body: "x"), Draft(id: b, body: "y")]), at: store)
-    await #expect(throws: DraftsError("'abc' matches 2 drafts (abcd0000, abce0000); type more of the ID")) {
+    await #expect(
+      throws: DraftsError("'abc' matches 2 drafts (abcd0000, abce0000); type more of the ID")
+    ) {
       try await run("pin", "abc")
     }
   }
@@ -85,9 +89,12 @@ struct DraftsCommandTests {
   func futureVersion() async throws {
     let bytes = Data(#"{"version":4,"content":[{"id":"x","body":"from the future"}]}"#.utf8)
     try disk.setContents(bytes, at: store)
-    for arguments in [["list"], ["list", "--json"], ["add", "x"], ["pin", "x"], ["discard", "x"]] {
+    for arguments in [
+      ["list"], ["list", "--json"], ["add", "x"], ["pin", "x"], ["discard", "x"],
+    ] {
       do {
-        let command = try DraftsCommand.parse(["--store", store.path] + arguments, environment: [:])
+        let command = try DraftsCommand.parse(
+          ["--store", store.path] + arguments, environment: [:])
         _ = try await command.run()
         Issue.record("\(arguments) should fail")
       } catch {
@@ -101,7 +108,8 @@ struct DraftsCommandTests {
 
   @Test("A v1 file written by hand is migrated to v3 with nothing lost")
   func legacyFile() async throws {
-    let v1 = Data(#"[{"id":"A1B2C3D4-0000-4000-8000-000000000001","text":"old","pinned":true}]"#.utf8)
+    let v1 = Data(
+      #"[{"id":"A1B2C3D4-0000-4000-8000-000000000001","text":"old","pinned":true}]"#.utf8)
     try disk.setContents(v1, at: store)
     #expect(try await run("list").contains("old"))
     _ = try await run("add", "new")

@@ -46,12 +46,14 @@ struct KeepsakeToolTests {
     #expect(output.contains("invalid version (string)"))
   }
 
-  @Test("Bad input is a clear error", arguments: [
-    (["inspect", "/data/missing.json"], "no file at /data/missing.json"),
-    (["inspect"], "inspect needs exactly one path"),
-    (["frobnicate"], "unknown command 'frobnicate'"),
-    (["restore", "/data/drafts.json"], "drafts.json is not a quarantine copy"),
-  ])
+  @Test(
+    "Bad input is a clear error",
+    arguments: [
+      (["inspect", "/data/missing.json"], "no file at /data/missing.json"),
+      (["inspect"], "inspect needs exactly one path"),
+      (["frobnicate"], "unknown command 'frobnicate'"),
+      (["restore", "/data/drafts.json"], "drafts.json is not a quarantine copy"),
+    ])
   func badInput(_ arguments: [String], _ message: String) {
     #expect {
       try tool.run(arguments)

@@ -111,11 +111,13 @@ enum TestDetector {
       defer { installed = true }
       return !installed
     }
-    guard shouldInstall, let install = symbol("keepsake_testing_install_xctest_observer") else {
-      return
-    }
-    typealias Install = @convention(c) () -> Void
-    unsafeBitCast(install, to: Install.self)()
+    // NB: found by its mangled type name, which the Swift runtime resolves in every loaded
+    // image (a test binary exports no C symbols to look up with dlsym).
+    guard shouldInstall,
+      let support = _typeByName("15KeepsakeTesting21XCTestStorageObserverC")
+        as? any _XCTestStorageSupport.Type
+    else { return }
+    support.install(inProgress: true)
   }
 }
 
@@ -124,4 +126,10 @@ extension StorageContext {
   ///
   /// XCTest runs one test case at a time in a process on Linux, so one provider suffices.
   public static let xcTestContextProvider = Mutex<(@Sendable () -> StorageContext?)?>(nil)
+}
+
+/// Implemented by `KeepsakeTesting` to give each XCTest case storage of its own; not for apps.
+public protocol _XCTestStorageSupport {
+  /// Starts giving XCTest cases their own storage; `inProgress` means a case is running now.
+  static func install(inProgress: Bool)
 }

@@ -5,10 +5,10 @@ import XCTest
 
 /// Gives every XCTest case a storage context of its own.
 ///
-/// XCTest exports no "current test", so `Keepsake` asks for this observer (by its C name, with
-/// `dlsym`) the first time a key is used in a process that runs XCTest. XCTest runs one test
+/// XCTest exports no "current test", so `Keepsake` installs this observer (found by its type
+/// name at run time) the first time a key is used in a process that runs XCTest. XCTest runs one test
 /// case at a time in a process, so one current context suffices.
-final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
+final class XCTestStorageObserver: NSObject, XCTestObservation, _XCTestStorageSupport, Sendable {
   private let current = Mutex<StorageContext?>(nil)
 
   /// Starts observing; `inProgress` gives the test already running a context of its own.
@@ -28,11 +28,4 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
   func testCaseDidFinish(_ testCase: XCTestCase) {
     current.withLock { $0 = nil }
   }
-}
-
-/// Called by `Keepsake` through `dlsym` the first time it needs the current XCTest case.
-@_cdecl("keepsake_testing_install_xctest_observer")
-public func keepsakeTestingInstallXCTestObserver() {
-  // NB: XCTest observation is main-thread API on Apple platforms; on Linux it is not isolated.
-  XCTestStorageObserver.install(inProgress: true)
 }
