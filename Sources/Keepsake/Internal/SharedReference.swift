@@ -136,8 +136,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   // MARK: - Saving
 
-  /// Saves the latest value if it changed since the last save (on the writer queue, or the
-  /// mutating thread for immediate keys). Returns the error it ran into.
+  /// Saves the latest value if it changed since the last save, returning the error it ran into.
+  ///
+  /// Runs on the writer queue, or on the mutating thread for immediate keys.
   @discardableResult
   private func performSave(force: Bool = false) -> SharedSaveError? {
     let (generation, blocked) = status.withLock { ($0.generation, $0.loadError) }

@@ -71,8 +71,9 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     #endif
   }
 
-  /// A fresh context in memory: an empty ``InMemoryFileSystem``, ``EphemeralPreferences`` and no
-  /// references. This is what each test gets.
+  /// A fresh context in memory: what each test gets.
+  ///
+  /// It has an empty ``InMemoryFileSystem``, ``EphemeralPreferences`` and no references.
   public static func ephemeral(
     name: String = "ephemeral", fileSystem: any FileSystem = InMemoryFileSystem()
   ) -> StorageContext {
@@ -81,8 +82,10 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     }
   }
 
-  /// The real file system and file preferences, confined to `folder`: every absolute path a key
-  /// names is placed under it. For tests that deliberately exercise the real disk.
+  /// The real file system and file preferences, confined to `folder`.
+  ///
+  /// Every absolute path a key names is placed under the folder. For tests that deliberately
+  /// exercise the real disk.
   public static func confined(to folder: URL, name: String? = nil) -> StorageContext {
     let fileSystem = ConfinedFileSystem(root: folder)
     return StorageContext(
