@@ -2,8 +2,10 @@ import Foundation
 import Keepsake
 import XCTest
 
-/// XCTest cases get storage of their own too, with nothing to set up. Both tests write the same
-/// keys and expect to start from the defaults, so whichever runs second fails if storage leaks.
+/// XCTest cases get storage of their own too, with nothing to set up.
+///
+/// Both tests write the same keys and expect to start from the defaults, so whichever runs second
+/// fails if storage leaks.
 final class XCTestIsolationTests: XCTestCase {
   func testFirstCaseStartsFresh() async throws {
     try await writeAndCheck(1)
