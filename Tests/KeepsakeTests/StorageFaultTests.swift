@@ -1,0 +1,154 @@
+import Foundation
+import Keepsake
+import Synchronization
+import Testing
+
+/// Drives the data-safety rules through faults in each primitive file operation: after every
+/// fault the file holds the complete old value or the complete new one, the error is visible,
+/// and the next save after the fault clears succeeds.
+@Suite("Storage under faults")
+struct StorageFaultTests {
+  struct Note: Codable, Equatable, Sendable {
+    var id: Int
+    var text: String
+  }
+
+  static let url = URL(fileURLWithPath: "/app/notes.json")
+  static let old = [Note(id: 1, text: "old ✅")]
+  static let new = [Note(id: 1, text: "old ✅"), Note(id: 2, text: "new 🆕")]
+
+  static let reasons: [FileSystemError.Reason] = [.diskFull, .permissionDenied, .ioError]
+  static let saveOperations: [FileOperation] = [.write, .fsync, .rename]
+
+  /// Fails the first `operation` on any path once it is armed, then lets everything through.
+  final class OneShotFault: Sendable {
+    let operation: FileOperation
+    let fault: FileSystemFault
+    let armed = Mutex(false)
+    let fired = Mutex(0)
+
+    init(_ operation: FileOperation, _ fault: FileSystemFault) {
+      self.operation = operation
+      self.fault = fault
+    }
+
+    var handler: FileSystemFaultHandler {
+      { [self] operation, _ in
+        guard operation == self.operation else { return nil }
+        return armed.withLock { armed in
+          guard armed else { return nil }
+          armed = false
+          fired.withLock { $0 += 1 }
+          return fault
+        }
+      }
+    }
+  }
+
+  func seededDisk() throws -> InMemoryFileSystem {
+    let disk = try #require(StorageContext.current.fileSystem as? InMemoryFileSystem)
+    disk.setContents(try JSONEncoder().encode(Self.old), at: Self.url)
+    return disk
+  }
+
+  func stored(_ disk: InMemoryFileSystem) throws -> [Note] {
+    let bytes = try #require(try disk.contents(of: Self.url))
+    return try JSONDecoder().decode([Note].self, from: bytes)
+  }
+
+  @Test(
+    "A failed save leaves a complete value, reports the error, and the next save succeeds",
+    arguments: saveOperations, reasons)
+  func saveFault(_ operation: FileOperation, _ reason: FileSystemError.Reason) async throws {
+    let disk = try seededDisk()
+    let fault = OneShotFault(operation, .fail(reason))
+    disk.faultHandler = fault.handler
+    @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    #expect(notes == Self.old)
+
+    $notes.withLock { $0 = Self.new }
+    fault.armed.withLock { $0 = true }
+    await #expect(throws: SharedSaveError.self) { try await $notes.save() }
+    #expect(fault.fired.withLock { $0 } == 1)
+    let afterFault = try stored(disk)
+    #expect(afterFault == Self.old || afterFault == Self.new, "never torn")
+    if operation != .fsync || afterFault == Self.old {
+      #expect(afterFault == Self.old, "a fault before the rename keeps the old file")
+    }
+    guard case .writeFailed(_, let underlying)? = $notes.saveError else {
+      Issue.record("saveError should carry the write failure")
+      return
+    }
+    #expect((underlying as? FileSystemError)?.reason == reason)
+    #expect(disk.files.keys.allSatisfy { !$0.contains(".keepsake-tmp-") }, "no temporary file")
+
+    try await $notes.save()
+    #expect(try stored(disk) == Self.new)
+    #expect($notes.saveError == nil)
+  }
+
+  @Test("A short write never reaches the file")
+  func shortWrite() async throws {
+    let disk = try seededDisk()
+    let fault = OneShotFault(.write, .shortWrite(written: 7))
+    disk.faultHandler = fault.handler
+    @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    $notes.withLock { $0 = Self.new }
+    fault.armed.withLock { $0 = true }
+    await #expect(throws: SharedSaveError.self) { try await $notes.save() }
+    #expect(try stored(disk) == Self.old)
+    try await $notes.save()
+    #expect(try stored(disk) == Self.new)
+  }
+
+  @Test("A failed background save is retried by the next flush", arguments: reasons)
+  func backgroundSaveFault(_ reason: FileSystemError.Reason) async throws {
+    let disk = try seededDisk()
+    let fault = OneShotFault(.rename, .fail(reason))
+    disk.faultHandler = fault.handler
+    @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    fault.armed.withLock { $0 = true }
+    $notes.withLock { $0 = Self.new }
+    await $notes.flush()
+    #expect($notes.saveError != nil)
+    #expect(try stored(disk) == Self.old)
+    $notes.withLock { $0.append(Note(id: 3, text: "third")) }
+    await $notes.flush()
+    #expect($notes.saveError == nil)
+    #expect(try stored(disk).count == 3)
+  }
+
+  @Test("A failed read is a load error and protects the file", arguments: reasons)
+  func readFault(_ reason: FileSystemError.Reason) async throws {
+    let disk = try seededDisk()
+    let bytes = try #require(try disk.contents(of: Self.url))
+    let fault = OneShotFault(.read, .fail(reason))
+    fault.armed.withLock { $0 = true }
+    disk.faultHandler = fault.handler
+    @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    let loadError = try #require($notes.loadError)
+    #expect((loadError.underlying as? FileSystemError)?.reason == reason)
+    $notes.withLock { $0 = [Note(id: 9, text: "typed while unreadable")] }
+    await $notes.flush()
+    #expect(try disk.contents(of: Self.url) == bytes)
+    // Once the disk reads again, loading recovers the stored value.
+    try await $notes.load()
+    #expect(notes == Self.old)
+    #expect($notes.loadError == nil)
+  }
+
+  @Test(
+    "Quarantining fails safely: the damaged bytes stay in place",
+    arguments: [FileOperation.write, .fsync, .rename])
+  func quarantineFault(_ operation: FileOperation) async throws {
+    let disk = try #require(StorageContext.current.fileSystem as? InMemoryFileSystem)
+    let damaged = Data("{broken".utf8)
+    disk.setContents(damaged, at: Self.url)
+    @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    let fault = OneShotFault(operation, .fail(.diskFull))
+    fault.armed.withLock { $0 = true }
+    disk.faultHandler = fault.handler
+    await #expect(throws: (any Error).self) { try await $notes.replaceUnreadableData() }
+    #expect(try disk.contents(of: Self.url) == damaged)
+  }
+}
