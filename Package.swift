@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "FaultInjection", targets: ["FaultInjection"]),
     .executable(name: "keepsake", targets: ["keepsake"]),
     .executable(name: "drafts", targets: ["drafts"]),
+    .executable(name: "keepsake-stress", targets: ["keepsake-stress"]),
+    .executable(name: "keepsake-bench", targets: ["keepsake-bench"]),
   ],
   targets: [
     // The library: imports Foundation, Synchronization and Observation only.
@@ -44,8 +46,22 @@ let package = Package(
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
 
+    // Reliability campaigns (crash, I/O faults, corruption, two processes) and the benchmark.
+    .target(
+      name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature"],
+      path: "Tools/KeepsakeStress"),
+    .executableTarget(
+      name: "keepsake-stress", dependencies: ["KeepsakeStress"], path: "Tools/keepsake-stress"),
+    .executableTarget(
+      name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature"],
+      path: "Benchmarks/keepsake-bench"),
+
     .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
+    .testTarget(
+      name: "KeepsakeStressTests", dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake"]),
+    .testTarget(
+      name: "KeepsakeBenchTests", dependencies: ["keepsake-bench", "Keepsake", "DraftsFeature"]),
     .testTarget(
       name: "KeepsakeStoreTests", dependencies: ["KeepsakeStore", "KeepsakeTesting"]),
     .testTarget(
