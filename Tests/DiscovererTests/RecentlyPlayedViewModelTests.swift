@@ -1,0 +1,349 @@
+import DiscovererFeature
+import FaultInjection
+import Foundation
+import Keepsake
+import Testing
+
+@MainActor
+@Suite("RecentlyPlayedViewModel", .timeLimit(.minutes(1)))
+struct RecentlyPlayedViewModelTests {
+  let service: MockMusicService
+
+  init() throws {
+    service = try makeService()
+  }
+
+  func makeModel() -> RecentlyPlayedViewModel {
+    RecentlyPlayedViewModel(service: service, cacheURL: feedURL)
+  }
+
+  /// Puts `tracks` in the feed cache, as a previous run of the app would have.
+  func seedCache(_ tracks: [Track]) {
+    @Shared(.fileStorage(feedURL)) var feed: [Track] = []
+    $feed.withLock { $0 = tracks }
+  }
+
+  var cache: [Track] {
+    @Shared(.fileStorage(feedURL)) var feed: [Track] = []
+    return feed
+  }
+
+  var pagesRequested: [Int] {
+    service.faults.calls(to: .fetchRecentlyPlayed).compactMap { $0.arguments(as: Int.self) }
+  }
+
+  // MARK: - Happy paths
+
+  @Test("The first page shows ten tracks, offers more and is cached")
+  func firstPage() async {
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
+    #expect(model.hasMore)
+    #expect(model.cachedFeed == model.tracks)
+    #expect(cache == model.tracks)
+    #expect(!model.isShowingCachedFeed)
+  }
+
+  @Test("Loading more pages appends them in order until the last one ends pagination")
+  func paginatesToTheEnd() async {
+    let model = makeModel()
+    await model.load()
+    while model.hasMore { await model.loadMore() }
+    #expect(model.tracks == service.catalogue.tracks)
+    #expect(pagesRequested == [1, 2, 3, 4])
+    #expect(model.state == .loaded)
+    #expect(cache.count == 40)
+  }
+
+  @Test("A cached feed is on screen before anything is requested")
+  func showsCachedFeedAtOnce() {
+    let saved = Array(service.catalogue.tracks.suffix(5))
+    seedCache(saved)
+    let model = makeModel()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == saved)
+    #expect(model.isShowingCachedFeed)
+    #expect(!model.hasMore)
+    #expect(service.faults.log.isEmpty)
+  }
+
+  @Test("A successful refresh replaces the cached feed on screen and on disk")
+  func refreshReplacesCache() async {
+    seedCache(Array(service.catalogue.tracks.suffix(5)))
+    let model = makeModel()
+    await model.load()
+    #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
+    #expect(cache == model.tracks)
+    #expect(!model.isShowingCachedFeed)
+    #expect(model.notice == nil)
+  }
+
+  @Test("The state is loading while the first page is in flight")
+  func loadingWhileInFlight() async throws {
+    let gate = service.faults.gate(.fetchRecentlyPlayed)
+    let model = makeModel()
+    let load = Task { await model.load() }
+    try await gate.waitUntilReached()
+    #expect(model.state == .loading)
+    #expect(model.tracks.isEmpty)
+    gate.open()
+    await load.value
+    #expect(model.state == .loaded)
+  }
+
+  @Test("Latency on the injector's clock holds the load until time advances")
+  func latencyOnTheClock() async throws {
+    let clock = ManualClock()
+    let service = try makeService(clock: clock)
+    service.faults[.fetchRecentlyPlayed] = [.delay(.seconds(3))]
+    let model = RecentlyPlayedViewModel(service: service, cacheURL: feedURL)
+    let load = Task { await model.load() }
+    await clock.waitForSleep()
+    #expect(model.state == .loading)
+    clock.advance(by: .seconds(3))
+    await load.value
+    #expect(model.state == .loaded)
+    #expect(model.tracks.count == 10)
+  }
+
+  // MARK: - Failures on the first page
+
+  @Test("A timeout with nothing cached shows the failure and caches nothing")
+  func firstPageTimesOut() async {
+    service.faults[.fetchRecentlyPlayed] = [.fail(.timeout)]
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .failed("The request timed out."))
+    #expect(model.tracks.isEmpty)
+    #expect(!model.hasMore)
+    #expect(cache.isEmpty)
+  }
+
+  @Test("No connection with nothing cached says so")
+  func notConnected() async {
+    service.faults.failingMethods = [.fetchRecentlyPlayed]
+    service.faults.injectedError = InjectedFault.notConnected
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .failed("The device is not connected to the internet."))
+    #expect(
+      service.faults.outcomes(.fetchRecentlyPlayed) == [
+        .threw("The device is not connected to the internet.")
+      ])
+  }
+
+  @Test("A retry after a failed first load shows the page")
+  func retryAfterFailure() async {
+    service.faults[.fetchRecentlyPlayed] = [.fail(.server(status: 502), times: 1), .pass()]
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .failed("The server responded with status 502."))
+    await model.load()
+    #expect(model.state == .loaded)
+    #expect(model.tracks.count == 10)
+    #expect(pagesRequested == [1, 1])
+  }
+
+  // MARK: - Failures on later pages
+
+  @Test("A server error on page 2 keeps page 1 and ends pagination quietly")
+  func secondPageServerError() async {
+    service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(.server(status: 503))]
+    let model = makeModel()
+    await model.load()
+    await model.loadMore()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
+    #expect(!model.hasMore)
+    #expect(!model.isLoadingMore)
+    #expect(
+      service.faults.outcomes(.fetchRecentlyPlayed) == [
+        .returned, .threw("The server responded with status 503."),
+      ])
+  }
+
+  @Test("A failure on page 3 keeps the two pages shown and cached")
+  func thirdPageFails() async {
+    service.faults[.fetchRecentlyPlayed] = [
+      .fail(.truncatedResponse, when: { (page: Int) in page == 3 })
+    ]
+    let model = makeModel()
+    await model.load()
+    await model.loadMore()
+    await model.loadMore()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == Array(service.catalogue.tracks.prefix(20)))
+    #expect(!model.hasMore)
+    #expect(cache.count == 20)
+    #expect(pagesRequested == [1, 2, 3])
+  }
+
+  @Test("Once a later page was rate limited, loading more asks the service nothing")
+  func rateLimitedEndsPagination() async {
+    service.faults[.fetchRecentlyPlayed] = [
+      .pass(times: 1), .fail(.rateLimited(retryAfter: .seconds(30))),
+    ]
+    let model = makeModel()
+    await model.load()
+    await model.loadMore()
+    await model.loadMore()
+    #expect(service.faults.callCount(.fetchRecentlyPlayed) == 2)
+    #expect(model.tracks.count == 10)
+    #expect(model.state == .loaded)
+  }
+
+  // MARK: - Cancellation
+
+  @Test("An injected CancellationError on the first load is not a failure")
+  func injectedCancellationOnLoad() async {
+    service.faults.failingMethods = [.fetchRecentlyPlayed]
+    service.faults.injectedError = CancellationError()
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .idle)
+    #expect(model.tracks.isEmpty)
+    #expect(cache.isEmpty)
+  }
+
+  @Test("An injected CancellationError on page 2 keeps the list and the offer of more")
+  func injectedCancellationOnLoadMore() async {
+    service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(CancellationError())]
+    let model = makeModel()
+    await model.load()
+    await model.loadMore()
+    #expect(model.state == .loaded)
+    #expect(model.tracks.count == 10)
+    #expect(model.hasMore)
+    #expect(cache.count == 10)
+  }
+
+  @Test("Cancelling a load parked mid-request restores the idle state and caches nothing")
+  func cancelParkedLoad() async throws {
+    let gate = service.faults.gate(.fetchRecentlyPlayed)
+    let model = makeModel()
+    let load = Task { await model.load() }
+    try await gate.waitUntilReached()
+    load.cancel()
+    await load.value
+    #expect(model.state == .idle)
+    #expect(model.tracks.isEmpty)
+    #expect(cache.isEmpty)
+    #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.cancelled])
+  }
+
+  @Test("Cancelling a load held by latency costs no time and is not a failure")
+  func cancelDelayedLoad() async throws {
+    let clock = ManualClock()
+    let service = try makeService(clock: clock)
+    service.faults[.fetchRecentlyPlayed] = [.delay(.seconds(10))]
+    let model = RecentlyPlayedViewModel(service: service, cacheURL: feedURL)
+    let load = Task { await model.load() }
+    await clock.waitForSleep()
+    load.cancel()
+    await load.value
+    #expect(model.state == .idle)
+    #expect(clock.now.offset == .zero)
+    #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.cancelled])
+    #expect(cache.isEmpty)
+  }
+
+  @Test("Cancelling a parked page 2 keeps page 1, the cache and the offer of more")
+  func cancelParkedLoadMore() async throws {
+    let gate = FaultGate()
+    service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .gate(gate)]
+    let model = makeModel()
+    await model.load()
+    let more = Task { await model.loadMore() }
+    try await gate.waitUntilReached()
+    #expect(model.isLoadingMore)
+    more.cancel()
+    await more.value
+    #expect(!model.isLoadingMore)
+    #expect(model.hasMore)
+    #expect(model.tracks.count == 10)
+    #expect(cache.count == 10)
+  }
+
+  @Test("A page that answers a cancelled task is dropped, not shown or cached")
+  func answerAfterCancellationIsDropped() async {
+    let model = makeModel()
+    let load = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      await model.load()
+    }
+    await load.value
+    // The seam let the call through; the model dropped its answer.
+    #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.returned])
+    #expect(model.state == .idle)
+    #expect(model.tracks.isEmpty)
+    #expect(cache.isEmpty)
+  }
+
+  // MARK: - Background refresh
+
+  @Test("A failed background refresh keeps the cached feed on screen and on disk")
+  func refreshFailureKeepsCache() async {
+    let saved = Array(service.catalogue.tracks.suffix(5))
+    seedCache(saved)
+    service.faults[.fetchRecentlyPlayed] = [.fail(.connectionLost)]
+    let model = makeModel()
+    await model.load()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == saved)
+    #expect(model.isShowingCachedFeed)
+    #expect(!model.isRefreshing)
+    #expect(cache == saved)
+    #expect(
+      model.notice
+        == "Couldn't refresh recently played. Showing what you saw last time. "
+        + "The network connection was lost.")
+  }
+
+  @Test("A failed refresh after a successful load keeps the loaded list")
+  func refreshFailureAfterLoad() async {
+    service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(.server(status: 500))]
+    let model = makeModel()
+    await model.load()
+    await model.load()
+    #expect(model.state == .loaded)
+    #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
+    #expect(model.notice?.hasSuffix("The server responded with status 500.") == true)
+    model.dismissNotice()
+    #expect(model.notice == nil)
+  }
+
+  @Test("Content stays on screen while a background refresh is in flight")
+  func refreshKeepsContentWhileInFlight() async throws {
+    let saved = Array(service.catalogue.tracks.suffix(5))
+    seedCache(saved)
+    let gate = service.faults.gate(.fetchRecentlyPlayed)
+    let model = makeModel()
+    let load = Task { await model.load() }
+    try await gate.waitUntilReached()
+    #expect(model.isRefreshing)
+    #expect(model.state == .loaded)
+    #expect(model.tracks == saved)
+    gate.open()
+    await load.value
+    #expect(!model.isRefreshing)
+  }
+
+  @Test("A cancelled background refresh keeps the cached feed and shows no notice")
+  func cancelledRefreshKeepsCache() async throws {
+    let saved = Array(service.catalogue.tracks.suffix(5))
+    seedCache(saved)
+    let gate = service.faults.gate(.fetchRecentlyPlayed)
+    let model = makeModel()
+    let load = Task { await model.load() }
+    try await gate.waitUntilReached()
+    load.cancel()
+    await load.value
+    #expect(model.state == .loaded)
+    #expect(model.tracks == saved)
+    #expect(model.notice == nil)
+    #expect(!model.isRefreshing)
+    #expect(cache == saved)
+  }
+}
