@@ -1,0 +1,251 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+import Synchronization
+
+/// Runs every scenario at every size, Keepsake against its baseline in the same process and run,
+/// and reports medians of several repetitions after a warm-up.
+struct Benchmark {
+  var sizes: [Int] = [1_000, 10_000, 100_000]
+  var repetitions = 5
+  /// Where temporary files go; removed at the end.
+  let folder: URL
+  /// The benchmark executable, for the peak-memory child processes (`nil`: skip that scenario).
+  var executable: URL?
+  var log: (String) -> Void = { _ in }
+
+  init(folder: URL) {
+    self.folder = folder
+  }
+
+  func run() async throws -> [BenchmarkResult] {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    var results: [BenchmarkResult] = []
+    for size in sizes {
+      let drafts = SampleDrafts.make(size)
+      log("size \(size)")
+      results.append(try await durableSave(drafts))
+      results.append(try coldLoad(drafts))
+      results.append(try migratedLoad(drafts))
+      results.append(await callerMutation(drafts))
+      results.append(try await coalescing(drafts))
+      results.append(inMemoryMutation(size))
+      results.append(inMemoryAppend(size))
+      if let executable { results.append(try peakMemory(size, executable: executable)) }
+    }
+    return results
+  }
+
+  // MARK: - Measuring
+
+  /// The median duration of `repetitions` runs of `body`, after one warm-up run.
+  func median(_ body: () throws -> Void) rethrows -> Double {
+    try body()
+    var samples: [Double] = []
+    for _ in 0..<repetitions {
+      let start = ContinuousClock.now
+      try body()
+      samples.append((ContinuousClock.now - start).seconds)
+    }
+    return samples.sorted()[samples.count / 2]
+  }
+
+  func medianAsync(_ body: () async throws -> Void) async rethrows -> Double {
+    try await body()
+    var samples: [Double] = []
+    for _ in 0..<repetitions {
+      let start = ContinuousClock.now
+      try await body()
+      samples.append((ContinuousClock.now - start).seconds)
+    }
+    return samples.sorted()[samples.count / 2]
+  }
+
+  /// The median of `repetitions` figures measured by `body` itself, after one warm-up run.
+  func medianOfMeasured(_ body: () async throws -> Double) async rethrows -> Double {
+    _ = try await body()
+    var samples: [Double] = []
+    for _ in 0..<repetitions { samples.append(try await body()) }
+    return samples.sorted()[samples.count / 2]
+  }
+
+  /// A context on the real disk of its own, so every cold load really reads the file.
+  static func context(_ fileSystem: any FileSystem = LocalFileSystem()) -> StorageContext {
+    StorageContext(name: "bench", fileSystem: fileSystem, isEphemeral: false) { _ in
+      EphemeralPreferences()
+    }
+  }
+
+  func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+  // MARK: - Scenarios
+
+  func durableSave(_ drafts: [Draft]) async throws -> BenchmarkResult {
+    let url = file("save-\(drafts.count).json")
+    let shared = StorageContext.withValue(Self.context()) {
+      Shared(.drafts(at: url), default: [])
+    }
+    shared.withLock { $0 = drafts }
+    await shared.flush()
+    let keepsake = try await medianAsync { try await shared.save() }
+    let baselineURL = file("save-baseline-\(drafts.count).json")
+    let baseline = try median { try Baseline.durableSave(drafts, to: baselineURL) }
+    return BenchmarkResult(
+      scenario: "durable-save", size: drafts.count, keepsake: keepsake, baseline: baseline,
+      target: 1.10)
+  }
+
+  func coldLoad(_ drafts: [Draft]) throws -> BenchmarkResult {
+    let url = file("load-\(drafts.count).json")
+    try DraftsFormat.encode(drafts).write(to: url)
+    let bare = file("load-bare-\(drafts.count).json")
+    try JSONEncoder().encode(drafts).write(to: bare)
+    let keepsake = try median {
+      let shared = StorageContext.withValue(Self.context()) {
+        Shared(.drafts(at: url), default: [])
+      }
+      guard shared.wrappedValue.count == drafts.count else {
+        throw BenchmarkError("cold load read \(shared.wrappedValue.count) drafts")
+      }
+    }
+    let baseline = try median { _ = try Baseline.load(bare) }
+    return BenchmarkResult(
+      scenario: "cold-load", size: drafts.count, keepsake: keepsake, baseline: baseline,
+      target: 1.15)
+  }
+
+  func migratedLoad(_ drafts: [Draft]) throws -> BenchmarkResult {
+    let url = file("v1-\(drafts.count).json")
+    try SampleDrafts.v1File(drafts).write(to: url)
+    let bare = file("v3-bare-\(drafts.count).json")
+    try JSONEncoder().encode(drafts).write(to: bare)
+    let keepsake = try median {
+      let shared = StorageContext.withValue(Self.context()) {
+        Shared(.drafts(at: url), default: [])
+      }
+      guard shared.wrappedValue.count == drafts.count else {
+        throw BenchmarkError("migrated load read \(shared.wrappedValue.count) drafts")
+      }
+    }
+    let baseline = try median { _ = try Baseline.load(bare) }
+    return BenchmarkResult(
+      scenario: "migrated-load", size: drafts.count, keepsake: keepsake, baseline: baseline,
+      target: 2.0)
+  }
+
+  static let mutations = 100_000
+
+  func callerMutation(_ drafts: [Draft]) async -> BenchmarkResult {
+    let extra = SampleDrafts.make(1, seed: 7)[0]
+    let disk = CountingFileSystem()
+    let keepsake = await medianOfMeasured {
+      let url = file("mutate-\(drafts.count)-\(UUID().uuidString).json")
+      let shared = StorageContext.withValue(Self.context(disk)) {
+        Shared(.drafts(at: url), default: drafts)
+      }
+      disk.watchCurrentThread()
+      let start = ContinuousClock.now
+      for _ in 0..<Self.mutations { shared.withLock { $0.append(extra) } }
+      let elapsed = ContinuousClock.now - start
+      disk.stopWatching()
+      await shared.flush()
+      try? FileManager.default.removeItem(at: url)
+      return elapsed.seconds
+    }
+    let baseline = median {
+      let list = Mutex(drafts)
+      for _ in 0..<Self.mutations { list.withLock { $0.append(extra) } }
+    }
+    var result = BenchmarkResult(
+      scenario: "caller-mutation", size: drafts.count, keepsake: keepsake, baseline: baseline,
+      target: 2.0)
+    result.note = disk.ioOnWatchedThread ? "FILE I/O ON CALLER" : "no file I/O on caller"
+    return result
+  }
+
+  func coalescing(_ drafts: [Draft]) async throws -> BenchmarkResult {
+    let url = file("coalesce-\(drafts.count).json")
+    let disk = CountingFileSystem()
+    let shared = StorageContext.withValue(Self.context(disk)) {
+      Shared(.drafts(at: url), default: drafts)
+    }
+    let extra = SampleDrafts.make(1, seed: 9)[0]
+    // 100,000 mutations spread over one second, in 100 slices.
+    let start = ContinuousClock.now
+    for slice in 0..<100 {
+      for _ in 0..<(Self.mutations / 100) { shared.withLock { $0.append(extra) } }
+      try await Task.sleep(until: start + .milliseconds(10 * (slice + 1)), clock: .continuous)
+    }
+    await shared.flush()
+    let onDisk = try DraftsFormat.decode(Data(contentsOf: url))
+    return BenchmarkResult(
+      scenario: "coalescing", size: drafts.count, keepsake: 0, baseline: 0, target: 5,
+      writes: disk.writes, finalValueOnDisk: onDisk.count == drafts.count + Self.mutations)
+  }
+
+  func inMemoryMutation(_ count: Int) -> BenchmarkResult {
+    let key = "counter-\(count)-\(UUID().uuidString)"
+    let shared = StorageContext.withValue(Self.context()) { Shared(.inMemory(key), default: 0) }
+    let keepsake = median {
+      for _ in 0..<count { shared.withLock { $0 += 1 } }
+    }
+    let mutex = Mutex(0)
+    let baseline = median {
+      for _ in 0..<count { mutex.withLock { $0 += 1 } }
+    }
+    return BenchmarkResult(
+      scenario: "in-memory-mutation", size: count, keepsake: keepsake, baseline: baseline,
+      target: 3.0)
+  }
+
+  func inMemoryAppend(_ count: Int) -> BenchmarkResult {
+    let draft = SampleDrafts.make(1, seed: 3)[0]
+    let keepsake = median {
+      let key = "drafts-\(count)-\(UUID().uuidString)"
+      let shared = StorageContext.withValue(Self.context()) {
+        Shared(.inMemory(key), default: [Draft]())
+      }
+      for _ in 0..<count { shared.withLock { $0.append(draft) } }
+    }
+    let baseline = median {
+      let list = Mutex([Draft]())
+      for _ in 0..<count { list.withLock { $0.append(draft) } }
+    }
+    return BenchmarkResult(
+      scenario: "in-memory-append", size: count, keepsake: keepsake, baseline: baseline,
+      target: 3.0)
+  }
+
+  // MARK: - Memory
+
+  func peakMemory(_ count: Int, executable: URL) throws -> BenchmarkResult {
+    func child(_ side: String) throws -> Double {
+      let process = Process()
+      process.executableURL = executable
+      process.arguments = [
+        "--memory-child", side, String(count), file("memory-\(side)-\(count).json").path,
+      ]
+      let pipe = Pipe()
+      process.standardOutput = pipe
+      try process.run()
+      let output = pipe.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      let text = String(decoding: output, as: UTF8.self)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      guard process.terminationStatus == 0, let bytes = Double(text) else {
+        throw BenchmarkError("memory child \(side) failed: \(text)")
+      }
+      return bytes
+    }
+    return BenchmarkResult(
+      scenario: "peak-memory", size: count, keepsake: try child("keepsake"),
+      baseline: try child("baseline"), target: 1.5)
+  }
+}
+
+extension Duration {
+  var seconds: Double {
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,51 @@
+import DraftsFeature
+import Foundation
+
+/// Realistic drafts, reproducibly: a UUID, 40 to 400 characters with some non-ASCII text, a
+/// Bool and 0 to 3 tags.
+enum SampleDrafts {
+  private static let words = [
+    "meeting", "café", "notes", "über", "plan", "draft", "reply", "señor", "budget", "idea",
+    "日本語", "résumé", "list", "call", "🎉", "agenda", "naïve", "follow-up", "Zürich", "todo",
+  ]
+  private static let tags = ["work", "home", "urgent", "later", "ideas", "travel"]
+
+  static func make(_ count: Int, seed: UInt64 = 42) -> [Draft] {
+    var random = SplitMix(seed: seed)
+    return (0..<count).map { _ in
+      let length = 40 + Int(random.next() % 361)
+      var body = ""
+      while body.count < length {
+        body += words[Int(random.next() % UInt64(words.count))] + " "
+      }
+      let tagCount = Int(random.next() % 4)
+      return Draft(
+        id: UUID(),
+        body: String(body.prefix(length)),
+        pinned: random.next() % 5 == 0,
+        tags: (0..<tagCount).map { _ in tags[Int(random.next() % UInt64(tags.count))] })
+    }
+  }
+
+  /// The drafts as a v1 file: a bare array of `{"id", "text"}`.
+  static func v1File(_ drafts: [Draft]) throws -> Data {
+    struct V1: Encodable {
+      var id: UUID
+      var text: String
+    }
+    return try JSONEncoder().encode(drafts.map { V1(id: $0.id, text: $0.body) })
+  }
+}
+
+/// SplitMix64: a small, fast, seedable generator.
+struct SplitMix {
+  private var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
