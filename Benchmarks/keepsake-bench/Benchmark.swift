@@ -13,6 +13,8 @@ struct Benchmark {
   /// The benchmark executable, for the peak-memory child processes (`nil`: skip that scenario).
   var executable: URL?
   var log: (String) -> Void = { _ in }
+  /// Runs only the scenarios named here, when set (for profiling one scenario).
+  var only: Set<String>?
 
   init(folder: URL) {
     self.folder = folder
@@ -24,14 +26,17 @@ struct Benchmark {
     for size in sizes {
       let drafts = SampleDrafts.make(size)
       log("size \(size)")
-      results.append(try await durableSave(drafts))
-      results.append(try coldLoad(drafts))
-      results.append(try migratedLoad(drafts))
-      results.append(await callerMutation(drafts))
-      results.append(try await coalescing(drafts))
-      results.append(inMemoryMutation(size))
-      results.append(inMemoryAppend(size))
-      if let executable { results.append(try peakMemory(size, executable: executable)) }
+      func wanted(_ name: String) -> Bool { only?.contains(name) ?? true }
+      if wanted("durable-save") { results.append(try await durableSave(drafts)) }
+      if wanted("cold-load") { results.append(try coldLoad(drafts)) }
+      if wanted("migrated-load") { results.append(try migratedLoad(drafts)) }
+      if wanted("caller-mutation") { results.append(await callerMutation(drafts)) }
+      if wanted("coalescing") { results.append(try await coalescing(drafts)) }
+      if wanted("in-memory-mutation") { results.append(inMemoryMutation(size)) }
+      if wanted("in-memory-append") { results.append(inMemoryAppend(size)) }
+      if let executable, wanted("peak-memory") {
+        results.append(try peakMemory(size, executable: executable))
+      }
     }
     return results
   }

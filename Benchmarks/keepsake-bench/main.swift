@@ -24,6 +24,9 @@ if let index = arguments.firstIndex(of: "--repetitions"), index + 1 < arguments.
 {
   benchmark.repetitions = repetitions
 }
+if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
+  benchmark.only = Set(arguments[index + 1].split(separator: ",").map(String.init))
+}
 if !json {
   benchmark.log = { message in FileHandle.standardError.write(Data("… \(message)\n".utf8)) }
 }

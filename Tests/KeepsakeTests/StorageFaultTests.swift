@@ -20,8 +20,11 @@ struct StorageFaultTests {
   static let reasons: [FileSystemError.Reason] = [.diskFull, .permissionDenied, .ioError]
   static let saveOperations: [FileOperation] = [.write, .fsync, .rename]
 
-  /// Fails the first `operation` on any path once it is armed, then lets everything through.
-  final class OneShotFault: Sendable {
+  /// Fails every `operation` on any path while it is armed.
+  ///
+  /// NB: not one-shot: a coalesced background save may run before the test's explicit save on a
+  /// loaded machine, and both must meet the fault for the test to be deterministic.
+  final class SwitchableFault: Sendable {
     let operation: FileOperation
     let fault: FileSystemFault
     let armed = Mutex(false)
@@ -35,12 +38,9 @@ struct StorageFaultTests {
     var handler: FileSystemFaultHandler {
       { [self] operation, _ in
         guard operation == self.operation else { return nil }
-        return armed.withLock { armed in
-          guard armed else { return nil }
-          armed = false
-          fired.withLock { $0 += 1 }
-          return fault
-        }
+        guard armed.withLock({ $0 }) else { return nil }
+        fired.withLock { $0 += 1 }
+        return fault
       }
     }
   }
@@ -61,7 +61,7 @@ struct StorageFaultTests {
     arguments: saveOperations, reasons)
   func saveFault(_ operation: FileOperation, _ reason: FileSystemError.Reason) async throws {
     let disk = try seededDisk()
-    let fault = OneShotFault(operation, .fail(reason))
+    let fault = SwitchableFault(operation, .fail(reason))
     disk.faultHandler = fault.handler
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
     #expect(notes == Self.old)
@@ -69,7 +69,8 @@ struct StorageFaultTests {
     $notes.withLock { $0 = Self.new }
     fault.armed.withLock { $0 = true }
     await #expect(throws: SharedSaveError.self) { try await $notes.save() }
-    #expect(fault.fired.withLock { $0 } == 1)
+    fault.armed.withLock { $0 = false }
+    #expect(fault.fired.withLock { $0 } >= 1)
     let afterFault = try stored(disk)
     #expect(afterFault == Self.old || afterFault == Self.new, "never torn")
     if operation != .fsync || afterFault == Self.old {
@@ -90,12 +91,13 @@ struct StorageFaultTests {
   @Test("A short write never reaches the file")
   func shortWrite() async throws {
     let disk = try seededDisk()
-    let fault = OneShotFault(.write, .shortWrite(written: 7))
+    let fault = SwitchableFault(.write, .shortWrite(written: 7))
     disk.faultHandler = fault.handler
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
     $notes.withLock { $0 = Self.new }
     fault.armed.withLock { $0 = true }
     await #expect(throws: SharedSaveError.self) { try await $notes.save() }
+    fault.armed.withLock { $0 = false }
     #expect(try stored(disk) == Self.old)
     try await $notes.save()
     #expect(try stored(disk) == Self.new)
@@ -104,12 +106,13 @@ struct StorageFaultTests {
   @Test("A failed background save is retried by the next flush", arguments: reasons)
   func backgroundSaveFault(_ reason: FileSystemError.Reason) async throws {
     let disk = try seededDisk()
-    let fault = OneShotFault(.rename, .fail(reason))
+    let fault = SwitchableFault(.rename, .fail(reason))
     disk.faultHandler = fault.handler
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
     fault.armed.withLock { $0 = true }
     $notes.withLock { $0 = Self.new }
     await $notes.flush()
+    fault.armed.withLock { $0 = false }
     #expect($notes.saveError != nil)
     #expect(try stored(disk) == Self.old)
     $notes.withLock { $0.append(Note(id: 3, text: "third")) }
@@ -122,10 +125,11 @@ struct StorageFaultTests {
   func readFault(_ reason: FileSystemError.Reason) async throws {
     let disk = try seededDisk()
     let bytes = try #require(try disk.contents(of: Self.url))
-    let fault = OneShotFault(.read, .fail(reason))
+    let fault = SwitchableFault(.read, .fail(reason))
     fault.armed.withLock { $0 = true }
     disk.faultHandler = fault.handler
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
+    fault.armed.withLock { $0 = false }
     let loadError = try #require($notes.loadError)
     #expect((loadError.underlying as? FileSystemError)?.reason == reason)
     $notes.withLock { $0 = [Note(id: 9, text: "typed while unreadable")] }
@@ -145,7 +149,7 @@ struct StorageFaultTests {
     let damaged = Data("{broken".utf8)
     disk.setContents(damaged, at: Self.url)
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
-    let fault = OneShotFault(operation, .fail(.diskFull))
+    let fault = SwitchableFault(operation, .fail(.diskFull))
     fault.armed.withLock { $0 = true }
     disk.faultHandler = fault.handler
     await #expect(throws: (any Error).self) { try await $notes.replaceUnreadableData() }

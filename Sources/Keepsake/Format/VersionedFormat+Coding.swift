@@ -20,6 +20,7 @@ extension VersionedFormat {
   ///   ``FormatError/missingLegacyVersion(topLevel:)`` or
   ///   ``FormatError/versionTooOld(found:oldest:)`` for files that cannot be read at all.
   public static func decode(_ data: Data) throws(FormatError) -> Value {
+    if let value = decodeOwnLayout(data) { return value }
     do {
       switch try JSONDecoder().decode(DecodingEnvelope<Self>.self, from: data).outcome {
       case .current(let value):
@@ -49,6 +50,29 @@ extension VersionedFormat {
       // FastPathDeclined, or a DecodingError outside the content (not JSON at all).
       return try decodeDiagnosing(data)
     }
+  }
+
+  /// Decodes a current-version file exactly as ``encode(_:)`` lays it out, or returns `nil`.
+  ///
+  /// NB: `JSONDecoder` decodes a top-level array noticeably faster than the same array nested
+  /// under a key (about 20% for 10,000 drafts), so files this writer produced,
+  /// `{"content":X,"version":N}` byte for byte, decode `X` as a top-level value. This is exact,
+  /// not a guess: if the bytes between the prefix and the suffix form one valid JSON value, the
+  /// file is precisely the envelope `{"content": X, "version": N}`. Anything else (another
+  /// layout, another version, invalid content) returns `nil` and takes the general path, which
+  /// also produces the diagnostics.
+  private static func decodeOwnLayout(_ data: Data) -> Value? {
+    let prefix = Array(#"{"content":"#.utf8)
+    let suffix = Array(#","version":\#(currentVersion)}"#.utf8)
+    var end = data.endIndex
+    // Tolerate a trailing newline, as editors add one.
+    while end > data.startIndex, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
+    guard data.count >= prefix.count + suffix.count + 1,
+      data.starts(with: prefix),
+      data[(end - suffix.count)..<end].elementsEqual(suffix)
+    else { return nil }
+    let content = data[(data.startIndex + prefix.count)..<(end - suffix.count)]
+    return try? JSONDecoder().decode(Value.self, from: content)
   }
 
   /// Writes `value` as the current version: `{"content": <value's JSON>, "version": N}`.

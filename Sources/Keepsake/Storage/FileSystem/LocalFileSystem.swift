@@ -33,9 +33,10 @@ public struct LocalFileSystem: FileSystem {
     if (info.st_mode & S_IFMT) == S_IFDIR {
       throw FileSystemError(.read, path: path, reason: .posix(code: EISDIR))
     }
-    var data = Data(count: max(Int(info.st_size), 0))
+    // One byte more than the size, so reading an unchanged file ends without growing the
+    // buffer; the size can still change while reading (another process writing in place).
+    var data = Data(count: max(Int(info.st_size), 0) + 1)
     var total = 0
-    // NB: the size can change while reading (another process writing in place); read to EOF.
     while true {
       if total == data.count { data.count += max(4096, data.count / 2) }
       let count = data.withUnsafeMutableBytes { buffer -> Int in
