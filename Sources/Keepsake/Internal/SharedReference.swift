@@ -46,6 +46,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       writer.async { self.reloadAfterOutsideChange() }
     }
     self.subscription.withLock { $0 = subscription }
+    context.changeTracking.tracker?.register(self)
   }
 
   deinit {
@@ -56,10 +57,25 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   var value: Value {
     registrar.access(self, keyPath: \.value)
+    // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
+    if context.changeTracking.isActive.load(ordering: .relaxed),
+      let tracker = SharedChangeTracker.expecting(in: context),
+      let snapshot: Value = tracker.snapshot(of: self)
+    {
+      return snapshot
+    }
     return storage.withLock { $0 }
   }
 
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    // Inside a test's assertion closure the expected value (a snapshot) changes, never the
+    // live one.
+    if context.changeTracking.isActive.load(ordering: .relaxed),
+      let tracker = SharedChangeTracker.expecting(in: context),
+      let result = try tracker.mutateSnapshot(of: self, body)
+    {
+      return result
+    }
     registrar.willSet(self, keyPath: \.value)
     defer {
       registrar.didSet(self, keyPath: \.value)
@@ -248,6 +264,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     registrar.didSet(self, keyPath: \.value)
     status.withLock { $0.savedGeneration = $0.generation }
   }
+}
+
+extension SharedReference: SharedChangeTrackable {
+  var trackedKeyID: SharedKeyID { key.id }
+  var untrackedValue: any Sendable { storage.withLock { $0 } }
 }
 
 /// What every reference can do, whatever its value type.

@@ -23,6 +23,8 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   private let makePreferences: @Sendable (String?) -> any PreferencesStore
   private let suites = Mutex<[String: any PreferencesStore]>([:])
   let references = Mutex<[SharedKeyID: AnyObject]>([:])
+  /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
+  let changeTracking = SharedChangeTracking()
 
   /// Creates a context from its substrates.
   ///

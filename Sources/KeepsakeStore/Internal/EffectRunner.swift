@@ -1,0 +1,98 @@
+import Foundation
+
+/// Runs effects for a ``Store`` or a `TestStore`: starts their tasks, remembers which are in
+/// flight under which cancellation ids, and cancels them.
+@MainActor
+package final class EffectRunner<Action: Sendable> {
+  /// One running task, with a description of the action whose effect started it.
+  package struct InFlight {
+    let task: Task<Void, Never>
+    let ids: Set<EffectID>
+    /// The action whose effect started the task, described.
+    package let origin: String
+  }
+
+  /// What running an effect started.
+  package struct Started {
+    /// The tasks of the effect's asynchronous work.
+    package var tasks: [Task<Void, Never>] = []
+    /// Actions the effect sends right away (``Effect/send(_:)``), in order.
+    package var actions: [Action] = []
+  }
+
+  private var inFlight: [UUID: InFlight] = [:]
+  private let send: @MainActor (Action) -> Void
+  private let didFinish: @MainActor () -> Void
+
+  /// A runner whose asynchronous work sends actions to `send`.
+  ///
+  /// - Parameters:
+  ///   - send: Receives actions sent by running work.
+  ///   - didFinish: Called after a task finishes.
+  package init(
+    send: @escaping @MainActor (Action) -> Void,
+    didFinish: @escaping @MainActor () -> Void = {}
+  ) {
+    self.send = send
+    self.didFinish = didFinish
+  }
+
+  /// The tasks still running.
+  package var running: [InFlight] { Array(inFlight.values) }
+
+  /// Starts `effect`, returned for the action described by `origin`.
+  package func run(_ effect: Effect<Action>, origin: String) -> Started {
+    var started = Started()
+    run(effect, ids: [], origin: origin, into: &started)
+    return started
+  }
+
+  private func run(
+    _ effect: Effect<Action>, ids: Set<EffectID>, origin: String, into started: inout Started
+  ) {
+    switch effect.operation {
+    case .none:
+      return
+    case .send(let action):
+      started.actions.append(action)
+    case .run(let priority, let operation):
+      let id = UUID()
+      let send = Send<Action> { [weak self] action in self?.send(action) }
+      // NB: the task cannot start before this method returns (it runs on the main actor, which
+      // is busy here), so it is always registered before it can finish.
+      let task = Task(priority: priority) { [weak self] in
+        await operation(send)
+        self?.finish(id)
+      }
+      inFlight[id] = InFlight(task: task, ids: ids, origin: origin)
+      started.tasks.append(task)
+    case .merge(let effects):
+      for effect in effects { run(effect, ids: ids, origin: origin, into: &started) }
+    case .cancellable(let effect, let id, let cancelInFlight):
+      if cancelInFlight { cancel(id) }
+      run(effect, ids: ids.union([id]), origin: origin, into: &started)
+    case .cancel(let id):
+      cancel(id)
+    }
+  }
+
+  private func finish(_ id: UUID) {
+    guard inFlight.removeValue(forKey: id) != nil else { return }
+    didFinish()
+  }
+
+  /// Cancels the work running under `id`.
+  package func cancel(_ id: EffectID) {
+    for (key, entry) in inFlight where entry.ids.contains(id) {
+      entry.task.cancel()
+      inFlight[key] = nil
+    }
+    didFinish()
+  }
+
+  /// Cancels all running work.
+  package func cancelAll() {
+    for entry in inFlight.values { entry.task.cancel() }
+    inFlight = [:]
+  }
+}

@@ -1,0 +1,427 @@
+import Foundation
+import Keepsake
+import KeepsakeStore
+
+/// Runs a feature in a test and requires the test to assert everything it does: every change
+/// of state, shared state included, every action its effects send, and that its effects finish.
+///
+/// ```swift
+/// @Test func discardingADraft() async {
+///   @Shared(.inMemory("drafts")) var drafts: [Draft] = []
+///   $drafts.withLock { $0 = [Draft(id: id, text: "unfinished")] }
+///
+///   let store = TestStore(initialState: Inbox.State()) { Inbox() }
+///
+///   await store.send(.draftDiscarded(id)) {
+///     $0.$drafts.withLock { $0 = [] }
+///   }
+///   await store.receive(.sessionTouched) { $0.$session.withLock { $0 = "touched" } }
+///   await store.finish()
+/// }
+/// ```
+///
+/// Each assertion closure receives the state as it was after the previous assertion and
+/// describes the change; the store compares the result with the real state and reports any
+/// difference as a line-by-line diff at the line of the call (a Swift Testing issue, or an
+/// `XCTFail` under XCTest).
+///
+/// Shared state is asserted like any other state. The store tracks every ``Shared`` reference
+/// of the test's ``StorageContext``: a change made by the feature, a child feature, an effect or
+/// a background task must be asserted, also for keys the state does not contain (the failure
+/// names the key, such as `inMemory(session)`). Inside an assertion closure,
+/// `$0.$drafts.withLock { ... }` changes the *expected* value, never the live one. Assert a
+/// change that no action caused with ``assert(_:fileID:filePath:line:column:)``.
+///
+/// `TestStore` is isolated to the main actor; effects are owned by the store and cancelled when
+/// it goes away.
+@MainActor
+public final class TestStore<State, Action: Sendable> {
+  /// The feature's current state: every action sent or received so far has been reduced.
+  public private(set) var state: State
+
+  /// How much the test must assert; ``Exhaustivity/on`` by default.
+  public var exhaustivity: Exhaustivity = .on
+
+  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)`` wait by
+  /// default.
+  public var timeout: Duration = .seconds(1)
+
+  private let reducer: Reduce<State, Action>
+  private var runner: EffectRunner<Action>?
+  private let tracker: SharedChangeTracker
+  private let reporter = IssueReporter()
+  /// The state as of the last assertion: what the next assertion closure starts from.
+  private var assertedState: State
+  private var received: [Received] = []
+  private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+
+  /// A state, rendered when it was reached, with the shared values of that moment.
+  private struct Observed {
+    let state: State
+    let text: String
+    let sharedKeys: Set<SharedKeyID>
+    let shared: [SharedChangeTracker.TrackedValue]
+  }
+
+  private struct Received {
+    let action: Action
+    let observed: Observed
+  }
+
+  /// A test store that starts from `initialState` and runs the reducer `reducer` builds.
+  ///
+  /// The store starts tracking the shared values of the current ``StorageContext`` (the test's
+  /// own); values set before this call, such as a seeded `@Shared` key, are the starting point.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state to start from.
+  ///   - reducer: Builds the feature's reducer.
+  public init<R: Reducer>(
+    initialState: @autoclosure () -> R.State,
+    reducer: () -> R
+  ) where R.State == State, R.Action == Action {
+    self.tracker = SharedChangeTracker.install(in: StorageContext.current)
+    let initialState = initialState()
+    self.state = initialState
+    self.assertedState = initialState
+    self.reducer = Reduce(reducer())
+    self.runner = EffectRunner(
+      send: { [weak self] action in self?.didReceive(action) },
+      didFinish: { [weak self] in self?.wakeAll() })
+  }
+
+  isolated deinit {
+    // NB: an isolated deinit runs without task-locals (SE-0371), so `Test.current` is gone and
+    // a failure here could not be attributed to the test; the end-of-test checks live in
+    // `finish()`. Here the store only stops its work and its tracking.
+    runner?.cancelAll()
+    tracker.uninstall()
+  }
+
+  // MARK: - Sending
+
+  /// Sends `action` and asserts how it changes the state.
+  ///
+  /// - Parameters:
+  ///   - action: The action to send.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected now. Omit it when nothing should change.
+  /// - Returns: The work the action started, to await or cancel.
+  @discardableResult
+  public func send(
+    _ action: Action,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> StoreTask {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    handlePendingActions(before: "sending an action", at: location)
+    let effect = reducer.reduce(into: &state, action: action)
+    let observed = observe()
+    let tasks = start(effect, origin: action)
+    check(actual: observed, closure: updateStateToExpectedResult, at: location)
+    return StoreTask(tasks)
+  }
+
+  /// Asserts a change of state that no action caused, such as a shared value changed by a
+  /// background task or another feature.
+  ///
+  /// ```swift
+  /// store.assert {
+  ///   $0.$session.withLock { $0 = nil }
+  /// }
+  /// ```
+  ///
+  /// - Parameter updateStateToExpectedResult: Changes the state as it was after the previous
+  ///   assertion into the state expected now.
+  public func assert(
+    _ updateStateToExpectedResult: (_ state: inout State) throws -> Void,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    handlePendingActions(before: "asserting", at: location)
+    let actual = observe()
+    withoutActuallyEscaping(updateStateToExpectedResult) { closure in
+      check(actual: actual, closure: closure, at: location)
+    }
+  }
+
+  // MARK: - Receiving
+
+  /// Waits for the next action an effect sent, checks it is `expectedAction` and asserts how it
+  /// changed the state.
+  ///
+  /// - Parameters:
+  ///   - expectedAction: The action expected next.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive(
+    _ expectedAction: Action,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async where Action: Equatable {
+    await receive(
+      description: ValueDump.render(expectedAction), expected: expectedAction,
+      matching: { $0 == expectedAction }, timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Waits for the next action an effect sent, checks it matches `isMatching` and asserts how
+  /// it changed the state.
+  ///
+  /// - Parameters:
+  ///   - isMatching: Whether a received action is the one expected.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive(
+    _ isMatching: (_ action: Action) -> Bool,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receive(
+      description: "an action matching the predicate", expected: nil, matching: isMatching,
+      timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  private func receive(
+    description: String,
+    expected: Action?,
+    matching: (Action) -> Bool,
+    timeout: Duration?,
+    closure: ((inout State) throws -> Void)?,
+    at location: IssueReporter.Location
+  ) async {
+    let timeout = timeout ?? self.timeout
+    let exhaustive = exhaustivity == .on
+    await wait(timeout: timeout) {
+      (exhaustive ? !received.isEmpty : received.contains { matching($0.action) })
+        || (runner?.running.isEmpty ?? true)
+    }
+    let index = exhaustive ? received.indices.first : received.firstIndex { matching($0.action) }
+    guard let index else {
+      let running = runner?.running ?? []
+      let why =
+        running.isEmpty
+        ? "none was received and no effects are running"
+        : "none was received within \(timeout) (effects still running, started by "
+          + running.map(\.origin).joined(separator: ", ") + ")"
+      reporter.report("Expected to receive \(description), but \(why).", at: location)
+      return
+    }
+    let next = received[index]
+    received.removeFirst(index + 1)
+    if !matching(next.action) {
+      let diff = expected.flatMap { ValueDiff.diff($0, next.action) }
+      reporter.report(
+        "Received an unexpected action:\n\n"
+          + indent(diff ?? ValueDump.render(next.action))
+          + (diff == nil ? "" : "\n\n(Expected: \u{2212}, Received: +)"),
+        at: location)
+    }
+    check(actual: next.observed, closure: closure, at: location)
+  }
+
+  /// Skips the actions received so far, accepting the state they led to.
+  ///
+  /// - Parameter strict: Whether to fail when there is nothing to skip.
+  public func skipReceivedActions(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await Task.yield()
+    if received.isEmpty, strict {
+      reporter.report(
+        "There were no received actions to skip.",
+        at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    acceptReceivedActions()
+  }
+
+  // MARK: - Finishing
+
+  /// Waits for every effect to finish and, when exhaustive, checks that every received action
+  /// and every change of shared state was asserted.
+  ///
+  /// - Parameter timeout: How long to wait; ``timeout`` when `nil`.
+  public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    let timeout = timeout ?? self.timeout
+    await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
+    guard exhaustivity == .on else { return }
+    if let running = runner?.running, !running.isEmpty {
+      reporter.report(runningEffectsMessage(running, waited: timeout), at: location)
+    }
+    handlePendingActions(before: "finishing", at: location)
+    check(
+      actual: observe(), closure: nil,
+      unexpectedChange: "State changed after the last assertion, but the change was not "
+        + "asserted (assert it with `store.assert { ... }`):",
+      at: location)
+  }
+
+  // MARK: - Effects
+
+  private func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
+    guard let runner else { return [] }
+    let started = runner.run(effect, origin: ValueDump.render(origin))
+    var tasks = started.tasks
+    for action in started.actions { tasks += reduceReceived(action) }
+    return tasks
+  }
+
+  private func didReceive(_ action: Action) {
+    _ = reduceReceived(action)
+    wakeAll()
+  }
+
+  private func reduceReceived(_ action: Action) -> [Task<Void, Never>] {
+    let effect = reducer.reduce(into: &state, action: action)
+    received.append(Received(action: action, observed: observe()))
+    return start(effect, origin: action)
+  }
+
+  private func handlePendingActions(before step: String, at location: IssueReporter.Location) {
+    guard !received.isEmpty else { return }
+    if exhaustivity == .on {
+      reporter.report(unhandledActionsMessage("before \(step)"), at: location)
+    }
+    acceptReceivedActions()
+  }
+
+  private func acceptReceivedActions() {
+    guard let last = received.last else { return }
+    received = []
+    assertedState = last.observed.state
+    tracker.setSnapshots(last.observed.shared)
+  }
+
+  private func unhandledActionsMessage(_ when: String) -> String {
+    "Must handle \(received.count) received action(s) \(when):\n\n"
+      + received.map { indent(ValueDump.render($0.action)) }.joined(separator: "\n")
+  }
+
+  private func runningEffectsMessage(
+    _ running: [EffectRunner<Action>.InFlight], waited: Duration? = nil
+  ) -> String {
+    let waitedText = waited.map { " after waiting \($0)" } ?? ""
+    return "\(running.count) effect(s) still running\(waitedText); every effect must finish "
+      + "(or be cancelled) before the end of the test. Started by:\n\n"
+      + running.map { indent($0.origin) }.joined(separator: "\n")
+  }
+
+  // MARK: - Waiting
+
+  /// Suspends until `condition` holds or `timeout` passes; wakes when an action arrives or an
+  /// effect finishes, never by polling.
+  private func wait(timeout: Duration, until condition: () -> Bool) async {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while !condition(), ContinuousClock.now < deadline {
+      let id = UUID()
+      let timer = Task { [weak self] in
+        try? await Task.sleep(until: deadline, clock: .continuous)
+        self?.waiters.removeValue(forKey: id)?.resume()
+      }
+      await withCheckedContinuation { waiters[id] = $0 }
+      timer.cancel()
+    }
+  }
+
+  private func wakeAll() {
+    let all = waiters
+    waiters = [:]
+    for continuation in all.values { continuation.resume() }
+  }
+
+  // MARK: - Checking
+
+  private func observe() -> Observed {
+    let (text, keys) = ValueDump.renderTracingShared(state)
+    return Observed(state: state, text: text, sharedKeys: keys, shared: tracker.liveValues())
+  }
+
+  /// Compares the state expected after `closure` with `actual`, reports any difference, and
+  /// makes `actual` the starting point of the next assertion.
+  private func check(
+    actual: Observed,
+    closure: ((inout State) throws -> Void)?,
+    unexpectedChange: String = "State was not expected to change, but a change occurred:",
+    at location: IssueReporter.Location
+  ) {
+    defer {
+      assertedState = actual.state
+      tracker.setSnapshots(actual.shared)
+    }
+    var expected: State
+    if exhaustivity == .on {
+      expected = assertedState
+    } else {
+      // Only what the closure says is checked: it starts from the real state.
+      tracker.setSnapshots(actual.shared)
+      expected = actual.state
+    }
+    let before = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
+    let sharedBefore = tracker.snapshots()
+    if let closure {
+      do {
+        try tracker.withExpectations { try closure(&expected) }
+      } catch {
+        reporter.report("The assertion closure threw an error: \(error)", at: location)
+        return
+      }
+    }
+    let after = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
+    let sharedAfter = tracker.snapshots()
+    let reachable = after.sharedKeys.union(actual.sharedKeys)
+    let (expectedExtra, actualExtra) = SharedRendering.changes(
+      expected: sharedAfter, actual: actual.shared, excluding: reachable)
+    let expectedText = after.text + expectedExtra
+    let actualText = actual.text + actualExtra
+
+    if let diff = ValueDiff.lines(expected: expectedText, actual: actualText) {
+      let header = closure == nil ? unexpectedChange : "A state change does not match expectation:"
+      reporter.report(
+        "\(header)\n\n\(indent(diff))\n\n(Expected: \u{2212}, Actual: +)", at: location)
+    } else if closure != nil, exhaustivity == .on, before.text == after.text,
+      SharedRendering.changes(expected: sharedBefore, actual: sharedAfter, excluding: []).0
+        .isEmpty
+    {
+      reporter.report(
+        "Expected state to change, but it did not: the assertion closure made no change. "
+          + "If no change is expected, omit the closure.",
+        at: location)
+    }
+  }
+
+  private func indent(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { "  " + $0 }.joined(separator: "\n")
+  }
+}
