@@ -1,54 +1,55 @@
 import Foundation
 import Keepsake
+import KeepsakeStore
 
 extension DraftsCommand {
-  /// Runs the command on the store in the current storage context and returns what it prints.
+  /// Runs the command through the ``Inbox`` feature and returns what it prints.
   ///
-  /// An unreadable store (damaged, or written by a newer version) fails every command that
-  /// reads it, and is never modified.
+  /// The command is sent to a `Store` of the inbox, whose drafts are the `@Shared` drafts stored
+  /// at ``storeURL`` in the current storage context; a change is then saved durably before the
+  /// command returns. An unreadable store (damaged, or written by a newer version) fails every
+  /// command that reads it, and is never modified.
   ///
   /// - Throws: ``DraftsError`` with a one-line message.
+  @MainActor
   public func run() async throws(DraftsError) -> String {
     switch action {
     case .help: return Self.usage
     case .path: return storeURL.path
     default: break
     }
-    @Shared(.drafts(at: storeURL)) var drafts = []
-    if let loadError = $drafts.loadError {
+    let store = Store(initialState: Inbox.State(storeURL: storeURL)) { Inbox() }
+    let drafts = store.state.$drafts
+    if let loadError = drafts.loadError {
       throw DraftsError(
         "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
     }
-    var output = ""
+    let output: String
     switch action {
     case .add(let text):
-      let draft = Draft(body: text)
-      $drafts.withLock { $0.append(draft) }
-      output = "Added \(Self.shortID(draft.id))."
+      let id = UUID()
+      await store.send(.add(id: id, text: text)).finish()
+      output = "Added \(Self.shortID(id))."
     case .list(let json):
-      return json ? try Self.json(drafts) : Self.table(drafts)
+      return json ? try Self.json(drafts.wrappedValue) : Self.table(drafts.wrappedValue)
     case .edit(let prefix, let text):
-      let id = try Self.resolve(prefix, in: drafts)
-      $drafts.withLock { drafts in
-        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].body = text }
-      }
+      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
+      await store.send(.edit(id, text: text)).finish()
       output = "Edited \(Self.shortID(id))."
     case .pin(let prefix), .unpin(let prefix):
-      let id = try Self.resolve(prefix, in: drafts)
+      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
       let pinned = action == .pin(id: prefix)
-      $drafts.withLock { drafts in
-        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].pinned = pinned }
-      }
+      await store.send(.setPinned(id, pinned)).finish()
       output = "\(pinned ? "Pinned" : "Unpinned") \(Self.shortID(id))."
     case .discard(let prefix):
-      let id = try Self.resolve(prefix, in: drafts)
-      $drafts.withLock { $0.removeAll { $0.id == id } }
+      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
+      await store.send(.draftDiscarded(id)).finish()
       output = "Discarded \(Self.shortID(id))."
     case .help, .path:
-      break
+      return ""
     }
     do {
-      try await $drafts.save()
+      try await drafts.save()
     } catch {
       throw DraftsError(String(describing: error))
     }
