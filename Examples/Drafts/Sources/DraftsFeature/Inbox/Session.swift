@@ -1,7 +1,8 @@
 import Foundation
 
-/// What the inbox knows about the current session: how many commands changed the drafts, and the
-/// last one. Kept in a shared in-memory key, so any feature may read it.
+/// What the inbox knows about the current session: how many changes, and the last one.
+///
+/// Kept in a shared in-memory key, so any feature may read it.
 nonisolated public struct Session: Equatable, Sendable {
   /// How many changes this session made.
   public var changes: Int
