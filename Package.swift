@@ -56,7 +56,8 @@ let package = Package(
       name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature"],
       path: "Benchmarks/keepsake-bench"),
 
-    .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting"]),
+    .testTarget(
+      name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
       name: "KeepsakeStressTests", dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake"]),

@@ -20,6 +20,9 @@ extension VersionedFormat {
   ///   ``FormatError/missingLegacyVersion(topLevel:)`` or
   ///   ``FormatError/versionTooOld(found:oldest:)`` for files that cannot be read at all.
   public static func decode(_ data: Data) throws(FormatError) -> Value {
+    // Input that would crash JSONDecoder goes straight to Keepsake's own parser, which
+    // reports it (see JSONInput).
+    guard JSONInput.isSafeForDecoder(data) else { return try decodeDiagnosing(data) }
     if let value = decodeOwnLayout(data) { return value }
     do {
       switch try JSONDecoder().decode(DecodingEnvelope<Self>.self, from: data).outcome {
@@ -72,7 +75,7 @@ extension VersionedFormat {
       data[(end - suffix.count)..<end].elementsEqual(suffix)
     else { return nil }
     let content = data[(data.startIndex + prefix.count)..<(end - suffix.count)]
-    return try? JSONDecoder().decode(Value.self, from: content)
+    return try? JSONInput.decode(Value.self, from: content)
   }
 
   /// Writes `value` as the current version: `{"content": <value's JSON>, "version": N}`.

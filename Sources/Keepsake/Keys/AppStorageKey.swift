@@ -158,7 +158,7 @@ extension PreferenceCoding where Value: Codable {
     .init(
       decode: {
         guard case .data(let data) = $0 else { return nil }
-        return try? JSONDecoder().decode(Value.self, from: data)
+        return try? JSONInput.decode(Value.self, from: data)
       },
       encode: { value in
         let encoder = JSONEncoder()

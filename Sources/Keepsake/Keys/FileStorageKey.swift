@@ -150,7 +150,7 @@ extension SharedKey {
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(
       url: url, saveInterval: saveInterval,
-      decode: { try JSONDecoder().decode(Value.self, from: $0) },
+      decode: { try JSONInput.decode(Value.self, from: $0) },
       encode: { value in
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

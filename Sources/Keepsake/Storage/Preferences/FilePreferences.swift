@@ -163,7 +163,7 @@ public final class FilePreferences: PreferencesStore {
   private func readFile() throws -> [String: PreferenceValue]? {
     guard let data = try fileSystem.contents(of: url) else { return nil }
     do {
-      return try JSONDecoder().decode([String: PreferenceValue].self, from: data)
+      return try JSONInput.decode([String: PreferenceValue].self, from: data)
     } catch {
       throw PreferencesError.unreadable(path: url.path, reason: String(describing: error))
     }

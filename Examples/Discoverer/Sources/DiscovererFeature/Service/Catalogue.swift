@@ -32,6 +32,11 @@ nonisolated public struct Catalogue: Codable, Sendable, Equatable {
   /// - Throws: ``CatalogueError/undecodable(resource:reason:)`` naming the failing coding path,
   ///   or one of the errors of ``validate()``.
   public init(json data: Data, resource: String = "catalogue.json") throws(CatalogueError) {
+    // NB: JSONDecoder (Swift 6.3, Linux) traps on input whose 513th nesting level is an array
+    // opened by the last byte; no valid JSON ends with "[", so refuse it first.
+    guard data.last != UInt8(ascii: "[") else {
+      throw .undecodable(resource: resource, reason: "the JSON ends inside an unclosed array.")
+    }
     do {
       self = try JSONDecoder().decode(Catalogue.self, from: data)
     } catch {
