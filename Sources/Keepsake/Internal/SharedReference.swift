@@ -11,6 +11,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   private let storage: Mutex<Value>
   private let status = Mutex(Status())
   private let registrar = ObservationRegistrar()
+  /// Made once: a key path into a generic class is otherwise instantiated on every use.
+  // NB: key paths are immutable; the standard library has not marked them Sendable yet.
+  private nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
+  /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
+  private let hasBeenRead = Atomic<Bool>(false)
   private let saveTiming: SaveTiming
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
   private let writer: DispatchQueue
@@ -56,7 +61,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   // MARK: - Reading and mutating
 
   var value: Value {
-    registrar.access(self, keyPath: \.value)
+    if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
+    registrar.access(self, keyPath: valueKeyPath)
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
     if context.changeTracking.isActive.load(ordering: .relaxed),
       let tracker = SharedChangeTracker.expecting(in: context),
@@ -76,12 +82,22 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     {
       return result
     }
-    registrar.willSet(self, keyPath: \.value)
+    // NB: Observation only tracks a value that was read, so until the first read mutations
+    // skip the registrar, whose willSet/didSet cost microseconds each on Linux. The flag is
+    // read again under the lock: a read that raced this mutation stored it before taking the
+    // lock, so it is seen here and notified after the fact.
+    let notify = hasBeenRead.load(ordering: .relaxed)
+    if notify { registrar.willSet(self, keyPath: valueKeyPath) }
+    var readMeanwhile = false
     defer {
-      registrar.didSet(self, keyPath: \.value)
+      if readMeanwhile { registrar.willSet(self, keyPath: valueKeyPath) }
+      if notify || readMeanwhile { registrar.didSet(self, keyPath: valueKeyPath) }
       didMutate()
     }
-    return try storage.withLock { value in try body(&value) }
+    return try storage.withLock { value in
+      defer { readMeanwhile = !notify && hasBeenRead.load(ordering: .relaxed) }
+      return try body(&value)
+    }
   }
 
   private func didMutate() {
@@ -259,9 +275,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   /// Replaces the value with one read from storage; it is already saved.
   private func replaceValue(_ value: Value) {
-    registrar.willSet(self, keyPath: \.value)
+    registrar.willSet(self, keyPath: valueKeyPath)
     storage.withLock { $0 = value }
-    registrar.didSet(self, keyPath: \.value)
+    registrar.didSet(self, keyPath: valueKeyPath)
     status.withLock { $0.savedGeneration = $0.generation }
   }
 }
