@@ -3,9 +3,10 @@ import Foundation
 import Keepsake
 import Testing
 
-/// Regression tests for input that crashes `JSONDecoder` (found by the corruption fuzz): 513
-/// unclosed `[` and nothing else. Each test would kill the whole test process if the guard
-/// were missing.
+/// Regression tests for input that crashes `JSONDecoder`: 513 unclosed `[` and nothing else.
+///
+/// Found by the corruption fuzz. Each test would kill the whole test process if the guard were
+/// missing.
 @Suite("JSON input that crashes JSONDecoder")
 struct JSONInputTests {
   static let crasher = Data(String(repeating: "[", count: 513).utf8)
