@@ -1,1 +1,193 @@
-print("keepsake-stress")
+import Foundation
+import KeepsakeStress
+
+// keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
+// processes). Prints each campaign's figures and `N passed, N failed`; exits 1 when a campaign
+// lost or damaged data, 2 on a usage error.
+//
+// Hidden child modes, started by the campaigns themselves:
+//   writer <file> [--id X] [--seconds S] [--records N] [--report-saves] [--ack-before-save]
+//   reader <file>
+//   watcher <file> --stop-file F [--seconds S]
+//   fuzz-batch --seed S --from I --count N
+
+/// The command line: positional words, `--name value` options and `--flag`s.
+struct Arguments {
+  static let flags: Set<String> = ["--report-saves", "--ack-before-save", "--help"]
+  var positional: [String] = []
+  var options: [String: String] = [:]
+  var setFlags: Set<String> = []
+
+  init(_ words: [String]) throws {
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if Self.flags.contains(word) {
+        setFlags.insert(word)
+      } else if word.hasPrefix("--") {
+        guard index < words.count else { throw UsageError("\(word) needs a value") }
+        options[word] = words[index]
+        index += 1
+      } else {
+        positional.append(word)
+      }
+    }
+  }
+
+  func integer(_ name: String, default value: Int) throws -> Int {
+    guard let text = options[name] else { return value }
+    guard let number = Int(text), number >= 0 else {
+      throw UsageError("\(name) takes a whole number, not \(text)")
+    }
+    return number
+  }
+
+  func seconds(_ name: String, default value: Double) throws -> Double {
+    guard let text = options[name] else { return value }
+    guard let number = Double(text), number >= 0 else {
+      throw UsageError("\(name) takes a number of seconds, not \(text)")
+    }
+    return number
+  }
+
+  func seed() throws -> UInt64? {
+    guard let text = options["--seed"] else { return nil }
+    guard let seed = UInt64(text) else {
+      throw UsageError("--seed takes a whole number, not \(text)")
+    }
+    return seed
+  }
+
+  func file() throws -> URL {
+    guard positional.count == 2 else { throw UsageError("\(positional[0]) takes one file") }
+    return URL(fileURLWithPath: positional[1])
+  }
+
+  func rejectUnknown(_ known: Set<String>) throws {
+    if let unknown = Set(options.keys).subtracting(known).sorted().first {
+      throw UsageError("unknown option \(unknown)")
+    }
+  }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+let usage = """
+  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process] [--seed S]
+                         [--kills N] [--cases N] [--seconds S]
+
+    --campaign  which campaign to run (default: all)
+    --seed      makes kill delays and fuzz cases repeatable (default: random, printed)
+    --kills     writers the crash campaign kills (default: 300)
+    --cases     damaged files the fuzz campaign loads (default: 20000)
+    --seconds   how long the two-process campaign writes (default: 10)
+  """
+
+let campaigns = ["faults", "fuzz", "crash", "two-process"]
+
+func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
+  try arguments.rejectUnknown(["--campaign", "--seed", "--kills", "--cases", "--seconds"])
+  guard arguments.positional.isEmpty else {
+    throw UsageError("unexpected argument \(arguments.positional[0])")
+  }
+  let selected = arguments.options["--campaign"] ?? "all"
+  guard selected == "all" || campaigns.contains(selected) else {
+    throw UsageError("unknown campaign \(selected)")
+  }
+  let seed = try arguments.seed() ?? UInt64.random(in: 1...999_999)
+  let kills = try arguments.integer("--kills", default: 300)
+  let cases = try arguments.integer("--cases", default: 20_000)
+  let seconds = try arguments.seconds("--seconds", default: 10)
+  let executable = ExecutablePath.current
+  print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
+  var reports: [CampaignReport] = []
+  for name in campaigns where selected == "all" || selected == name {
+    let report: CampaignReport
+    switch name {
+    case "faults":
+      report = await FaultSweepCampaign().run()
+    case "fuzz":
+      var configuration = CorruptionFuzzCampaign.Configuration()
+      configuration.cases = cases
+      configuration.seed = seed
+      configuration.executable = executable
+      report = await CorruptionFuzzCampaign(configuration).run()
+    case "crash":
+      var configuration = CrashCampaign.Configuration(executable: executable)
+      configuration.kills = kills
+      configuration.seed = seed
+      report = CrashCampaign(configuration).run()
+    default:
+      var configuration = TwoProcessCampaign.Configuration(executable: executable)
+      configuration.seconds = seconds
+      report = TwoProcessCampaign(configuration).run()
+    }
+    print(report)
+    reports.append(report)
+  }
+  let failed = reports.filter { !$0.passed }.count
+  print("\(reports.count - failed) passed, \(failed) failed")
+  return failed == 0 ? 0 : 1
+}
+
+func runChild(_ arguments: Arguments) async throws -> Int32 {
+  switch arguments.positional[0] {
+  case "writer":
+    try arguments.rejectUnknown(["--id", "--seconds", "--records"])
+    var options = CounterWriter.Options(url: try arguments.file())
+    options.id = arguments.options["--id"] ?? "crash"
+    options.seconds = try arguments.options["--seconds"].map { _ in
+      try arguments.seconds("--seconds", default: 0)
+    }
+    options.records = try arguments.integer("--records", default: options.records)
+    options.reportsEachSave = arguments.setFlags.contains("--report-saves")
+    options.acknowledgesBeforeSaving = arguments.setFlags.contains("--ack-before-save")
+    return await CounterWriter.run(options)
+  case "reader":
+    try arguments.rejectUnknown([])
+    return CounterReader.run(url: try arguments.file())
+  case "watcher":
+    try arguments.rejectUnknown(["--stop-file", "--seconds"])
+    guard let stop = arguments.options["--stop-file"] else {
+      throw UsageError("watcher needs --stop-file")
+    }
+    return await TwoProcessWatcher.run(
+      url: try arguments.file(), stopFile: URL(fileURLWithPath: stop),
+      timeout: try arguments.seconds("--seconds", default: 60))
+  case "fuzz-batch":
+    try arguments.rejectUnknown(["--seed", "--from", "--count"])
+    let from = try arguments.integer("--from", default: 0)
+    let batch = FuzzBatch(
+      seed: try arguments.seed() ?? 1,
+      range: from..<(from + (try arguments.integer("--count", default: 1))))
+    let result = await batch.run()
+    let json = (try? JSONEncoder().encode(result)).map { String(decoding: $0, as: UTF8.self) }
+    StandardOutput.write("result \(json ?? "{}")")
+    return 0
+  default:
+    throw UsageError("unknown mode \(arguments.positional[0])")
+  }
+}
+
+let status: Int32
+do {
+  let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+  if arguments.setFlags.contains("--help") {
+    print(usage)
+    status = 0
+  } else if let mode = arguments.positional.first,
+    ["writer", "reader", "watcher", "fuzz-batch"].contains(mode)
+  {
+    status = try await runChild(arguments)
+  } else {
+    status = try await runCampaigns(arguments)
+  }
+} catch {
+  FileHandle.standardError.write(Data("keepsake-stress: \(error)\n\n\(usage)\n".utf8))
+  status = 2
+}
+exit(status)

@@ -1,0 +1,27 @@
+import Foundation
+import Keepsake
+
+/// A deliberately broken writer: it writes over the file itself instead of a temporary file,
+/// so a failure midway leaves half the new bytes, the torn file DESIGN.md rule 4 forbids.
+struct InPlaceFileSystem: FileSystem {
+  let disk: InMemoryFileSystem
+
+  func writeAtomically(_ data: Data, to url: URL) throws {
+    do {
+      try disk.writeAtomically(data, to: url)
+    } catch {
+      disk.setContents(data.prefix(data.count / 2), at: url, notifyingWatchers: false)
+      throw error
+    }
+  }
+
+  func contents(of url: URL) throws -> Data? { try disk.contents(of: url) }
+  func removeItem(at url: URL) throws { try disk.removeItem(at: url) }
+  func contentsOfDirectory(at url: URL) throws -> [String] {
+    try disk.contentsOfDirectory(at: url)
+  }
+  func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    disk.watch(url, onChange: onChange)
+  }
+  func identity(of url: URL) throws -> FileIdentity? { try disk.identity(of: url) }
+}

@@ -1,0 +1,114 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+
+/// Loads thousands of damaged drafts files and checks Keepsake never crashes, always reports the
+/// damage, and never changes a file it could not read (DESIGN.md rule 1).
+///
+/// Cases start from the golden fixture of every version (see ``FuzzCase``). Each one loads
+/// through `@Shared(.fileStorage(url, format: DraftsFormat.self))` in a fresh in-memory
+/// context; a refused file must then survive a mutation, `flush()` and `save()` byte for byte.
+///
+/// With an executable, batches run in child processes (`keepsake-stress fuzz-batch`): a batch
+/// that dies is split until the single crashing case is found, which is counted, saved to a
+/// file and reported, and the campaign goes on.
+public struct CorruptionFuzzCampaign: Sendable {
+  /// The settings of a run.
+  public struct Configuration: Sendable {
+    /// How many cases.
+    public var cases = 20_000
+    /// Determines the random cases.
+    public var seed: UInt64 = 1
+    /// The `keepsake-stress` executable that runs batches; `nil` runs them in this process (a
+    /// crash then ends the process).
+    public var executable: String?
+    /// Cases per child process.
+    public var batchSize = 2_500
+    /// Builds the file system keys use from the in-memory disk, for in-process runs (the
+    /// default uses it directly); the campaign's tests wrap it in a broken one.
+    public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
+
+    /// The default campaign.
+    public init() {}
+  }
+
+  /// The settings.
+  public var configuration: Configuration
+
+  /// A campaign with these settings.
+  public init(_ configuration: Configuration) { self.configuration = configuration }
+
+  /// Runs every case and reports the figures.
+  public func run() async -> CampaignReport {
+    let started = ContinuousClock.now
+    var total = FuzzBatch.Result()
+    var crashes: [String] = []
+    let size = max(1, configuration.batchSize)
+    for start in stride(from: 0, to: configuration.cases, by: size) {
+      let range = start..<min(configuration.cases, start + size)
+      if let executable = configuration.executable {
+        runIsolated(range, executable: executable, total: &total, crashes: &crashes)
+      } else {
+        var batch = FuzzBatch(seed: configuration.seed, range: range)
+        batch.fileSystem = configuration.fileSystem
+        total.add(await batch.run())
+      }
+    }
+    return CampaignReport(
+      campaign: "fuzz",
+      settings: "seed \(configuration.seed), \(configuration.cases) cases",
+      figures: [
+        .init("cases", configuration.cases),
+        .init("still readable (loaded)", total.loaded),
+        .init("refused with loadError", total.refused),
+        .init("crashes", crashes.count, isLoss: true),
+        .init("damaged files modified", total.modified, isLoss: true),
+      ],
+      failures: crashes + total.failures, seconds: started.duration(to: .now).seconds)
+  }
+
+  /// Runs `range` in a child; when the child dies, splits the range to find the crashing cases.
+  private func runIsolated(
+    _ range: Range<Int>, executable: String, total: inout FuzzBatch.Result,
+    crashes: inout [String]
+  ) {
+    let arguments = [
+      "fuzz-batch", "--seed", "\(configuration.seed)", "--from", "\(range.lowerBound)",
+      "--count", "\(range.count)",
+    ]
+    var result: FuzzBatch.Result?
+    var ending: ChildProcess.Termination?
+    do {
+      let child = try ChildProcess(
+        executable: executable, arguments: arguments, silencingErrors: true)
+      for line in child.readRemainingLines() where line.hasPrefix("result ") {
+        result = try? JSONDecoder().decode(
+          FuzzBatch.Result.self, from: Data(line.dropFirst("result ".count).utf8))
+      }
+      ending = child.wait()
+    } catch {
+      crashes.append("could not start a fuzz batch: \(error)")
+      return
+    }
+    if let result, ending?.succeeded == true {
+      total.add(result)
+      return
+    }
+    guard range.count > 1 else {
+      let fuzzCase = FuzzCase.make(seed: configuration.seed, index: range.lowerBound)
+      let saved = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "keepsake-fuzz-crash-\(configuration.seed)-\(range.lowerBound).json")
+      try? fuzzCase.bytes.write(to: saved)
+      total.cases += 1
+      crashes.append(
+        "case \(range.lowerBound) (\(fuzzCase.fixture), \(fuzzCase.damage)) crashed the "
+          + "process (\(ending.map(String.init(describing:)) ?? "no status")); input saved to "
+          + "\(saved.path); reproduce with keepsake-stress fuzz-batch --seed "
+          + "\(configuration.seed) --from \(range.lowerBound) --count 1")
+      return
+    }
+    let middle = range.lowerBound + range.count / 2
+    runIsolated(range.lowerBound..<middle, executable: executable, total: &total, crashes: &crashes)
+    runIsolated(middle..<range.upperBound, executable: executable, total: &total, crashes: &crashes)
+  }
+}
