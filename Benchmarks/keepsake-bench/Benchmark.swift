@@ -28,8 +28,8 @@ struct Benchmark {
       log("size \(size)")
       func wanted(_ name: String) -> Bool { only?.contains(name) ?? true }
       if wanted("durable-save") { results.append(try await durableSave(drafts)) }
-      if wanted("cold-load") { results.append(try coldLoad(drafts)) }
-      if wanted("migrated-load") { results.append(try migratedLoad(drafts)) }
+      if wanted("cold-load") { results.append(try await coldLoad(drafts)) }
+      if wanted("migrated-load") { results.append(try await migratedLoad(drafts)) }
       if wanted("caller-mutation") { results.append(await callerMutation(drafts)) }
       if wanted("coalescing") { results.append(try await coalescing(drafts)) }
       if wanted("in-memory-mutation") { results.append(inMemoryMutation(size)) }
@@ -43,35 +43,52 @@ struct Benchmark {
 
   // MARK: - Measuring
 
-  /// The median duration of `repetitions` runs of `body`, after one warm-up run.
-  func median(_ body: () throws -> Void) rethrows -> Double {
+  /// Medians of `repetitions` figures of each side, after one warm-up run of each.
+  ///
+  /// NB: the two sides alternate, repetition by repetition, so a change in the machine's load
+  /// or clock speed during the run weighs on both alike; each closure returns the seconds it
+  /// measured itself, so setup outside the measured work is not counted.
+  func compare(
+    keepsake: () async throws -> Double, baseline: () async throws -> Double
+  ) async rethrows -> (keepsake: Double, baseline: Double) {
+    _ = try await keepsake()
+    _ = try await baseline()
+    var ours: [Double] = []
+    var theirs: [Double] = []
+    for _ in 0..<repetitions {
+      ours.append(try await keepsake())
+      theirs.append(try await baseline())
+    }
+    return (ours.sorted()[ours.count / 2], theirs.sorted()[theirs.count / 2])
+  }
+
+  /// ``compare(keepsake:baseline:)`` for synchronous work.
+  func compareSync(
+    keepsake: () -> Double, baseline: () -> Double
+  ) -> (keepsake: Double, baseline: Double) {
+    _ = keepsake()
+    _ = baseline()
+    var ours: [Double] = []
+    var theirs: [Double] = []
+    for _ in 0..<repetitions {
+      ours.append(keepsake())
+      theirs.append(baseline())
+    }
+    return (ours.sorted()[ours.count / 2], theirs.sorted()[theirs.count / 2])
+  }
+
+  /// The seconds `body` takes.
+  func timed(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
     try body()
-    var samples: [Double] = []
-    for _ in 0..<repetitions {
-      let start = ContinuousClock.now
-      try body()
-      samples.append((ContinuousClock.now - start).seconds)
-    }
-    return samples.sorted()[samples.count / 2]
+    return (ContinuousClock.now - start).seconds
   }
 
-  func medianAsync(_ body: () async throws -> Void) async rethrows -> Double {
+  /// The seconds `body` takes.
+  func timedAsync(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
     try await body()
-    var samples: [Double] = []
-    for _ in 0..<repetitions {
-      let start = ContinuousClock.now
-      try await body()
-      samples.append((ContinuousClock.now - start).seconds)
-    }
-    return samples.sorted()[samples.count / 2]
-  }
-
-  /// The median of `repetitions` figures measured by `body` itself, after one warm-up run.
-  func medianOfMeasured(_ body: () async throws -> Double) async rethrows -> Double {
-    _ = try await body()
-    var samples: [Double] = []
-    for _ in 0..<repetitions { samples.append(try await body()) }
-    return samples.sorted()[samples.count / 2]
+    return (ContinuousClock.now - start).seconds
   }
 
   /// A context on the real disk of its own, so every cold load really reads the file.
@@ -92,47 +109,54 @@ struct Benchmark {
     }
     shared.withLock { $0 = drafts }
     await shared.flush()
-    let keepsake = try await medianAsync { try await shared.save() }
     let baselineURL = file("save-baseline-\(drafts.count).json")
-    let baseline = try median { try Baseline.durableSave(drafts, to: baselineURL) }
+    let (keepsake, baseline) = try await compare(
+      keepsake: { try await timedAsync { try await shared.save() } },
+      baseline: { try timed { try Baseline.durableSave(drafts, to: baselineURL) } })
     return BenchmarkResult(
       scenario: "durable-save", size: drafts.count, keepsake: keepsake, baseline: baseline,
       target: 1.10)
   }
 
-  func coldLoad(_ drafts: [Draft]) throws -> BenchmarkResult {
+  func coldLoad(_ drafts: [Draft]) async throws -> BenchmarkResult {
     let url = file("load-\(drafts.count).json")
     try DraftsFormat.encode(drafts).write(to: url)
     let bare = file("load-bare-\(drafts.count).json")
     try JSONEncoder().encode(drafts).write(to: bare)
-    let keepsake = try median {
-      let shared = StorageContext.withValue(Self.context()) {
-        Shared(.drafts(at: url), default: [])
-      }
-      guard shared.wrappedValue.count == drafts.count else {
-        throw BenchmarkError("cold load read \(shared.wrappedValue.count) drafts")
-      }
-    }
-    let baseline = try median { _ = try Baseline.load(bare) }
+    let (keepsake, baseline) = try await compare(
+      keepsake: {
+        try timed {
+          let shared = StorageContext.withValue(Self.context()) {
+            Shared(.drafts(at: url), default: [])
+          }
+          guard shared.wrappedValue.count == drafts.count else {
+            throw BenchmarkError("cold load read \(shared.wrappedValue.count) drafts")
+          }
+        }
+      },
+      baseline: { try timed { _ = try Baseline.load(bare) } })
     return BenchmarkResult(
       scenario: "cold-load", size: drafts.count, keepsake: keepsake, baseline: baseline,
       target: 1.15)
   }
 
-  func migratedLoad(_ drafts: [Draft]) throws -> BenchmarkResult {
+  func migratedLoad(_ drafts: [Draft]) async throws -> BenchmarkResult {
     let url = file("v1-\(drafts.count).json")
     try SampleDrafts.v1File(drafts).write(to: url)
     let bare = file("v3-bare-\(drafts.count).json")
     try JSONEncoder().encode(drafts).write(to: bare)
-    let keepsake = try median {
-      let shared = StorageContext.withValue(Self.context()) {
-        Shared(.drafts(at: url), default: [])
-      }
-      guard shared.wrappedValue.count == drafts.count else {
-        throw BenchmarkError("migrated load read \(shared.wrappedValue.count) drafts")
-      }
-    }
-    let baseline = try median { _ = try Baseline.load(bare) }
+    let (keepsake, baseline) = try await compare(
+      keepsake: {
+        try timed {
+          let shared = StorageContext.withValue(Self.context()) {
+            Shared(.drafts(at: url), default: [])
+          }
+          guard shared.wrappedValue.count == drafts.count else {
+            throw BenchmarkError("migrated load read \(shared.wrappedValue.count) drafts")
+          }
+        }
+      },
+      baseline: { try timed { _ = try Baseline.load(bare) } })
     return BenchmarkResult(
       scenario: "migrated-load", size: drafts.count, keepsake: keepsake, baseline: baseline,
       target: 2.0)
@@ -143,24 +167,27 @@ struct Benchmark {
   func callerMutation(_ drafts: [Draft]) async -> BenchmarkResult {
     let extra = SampleDrafts.make(1, seed: 7)[0]
     let disk = CountingFileSystem()
-    let keepsake = await medianOfMeasured {
-      let url = file("mutate-\(drafts.count)-\(UUID().uuidString).json")
-      let shared = StorageContext.withValue(Self.context(disk)) {
-        Shared(.drafts(at: url), default: drafts)
-      }
-      disk.watchCurrentThread()
-      let start = ContinuousClock.now
-      for _ in 0..<Self.mutations { shared.withLock { $0.append(extra) } }
-      let elapsed = ContinuousClock.now - start
-      disk.stopWatching()
-      await shared.flush()
-      try? FileManager.default.removeItem(at: url)
-      return elapsed.seconds
-    }
-    let baseline = median {
-      let list = Mutex(drafts)
-      for _ in 0..<Self.mutations { list.withLock { $0.append(extra) } }
-    }
+    let (keepsake, baseline) = await compare(
+      keepsake: {
+        let url = file("mutate-\(drafts.count)-\(UUID().uuidString).json")
+        let shared = StorageContext.withValue(Self.context(disk)) {
+          Shared(.drafts(at: url), default: drafts)
+        }
+        disk.watchCurrentThread()
+        let seconds = timed {
+          for _ in 0..<Self.mutations { shared.withLock { $0.append(extra) } }
+        }
+        disk.stopWatching()
+        await shared.flush()
+        try? FileManager.default.removeItem(at: url)
+        return seconds
+      },
+      baseline: {
+        let list = Mutex(drafts)
+        return timed {
+          for _ in 0..<Self.mutations { list.withLock { $0.append(extra) } }
+        }
+      })
     var result = BenchmarkResult(
       scenario: "caller-mutation", size: drafts.count, keepsake: keepsake, baseline: baseline,
       target: 2.0)
@@ -191,13 +218,10 @@ struct Benchmark {
   func inMemoryMutation(_ count: Int) -> BenchmarkResult {
     let key = "counter-\(count)-\(UUID().uuidString)"
     let shared = StorageContext.withValue(Self.context()) { Shared(.inMemory(key), default: 0) }
-    let keepsake = median {
-      for _ in 0..<count { shared.withLock { $0 += 1 } }
-    }
     let mutex = Mutex(0)
-    let baseline = median {
-      for _ in 0..<count { mutex.withLock { $0 += 1 } }
-    }
+    let (keepsake, baseline) = compareSync(
+      keepsake: { timed { for _ in 0..<count { shared.withLock { $0 += 1 } } } },
+      baseline: { timed { for _ in 0..<count { mutex.withLock { $0 += 1 } } } })
     return BenchmarkResult(
       scenario: "in-memory-mutation", size: count, keepsake: keepsake, baseline: baseline,
       target: 3.0)
@@ -205,17 +229,18 @@ struct Benchmark {
 
   func inMemoryAppend(_ count: Int) -> BenchmarkResult {
     let draft = SampleDrafts.make(1, seed: 3)[0]
-    let keepsake = median {
-      let key = "drafts-\(count)-\(UUID().uuidString)"
-      let shared = StorageContext.withValue(Self.context()) {
-        Shared(.inMemory(key), default: [Draft]())
-      }
-      for _ in 0..<count { shared.withLock { $0.append(draft) } }
-    }
-    let baseline = median {
-      let list = Mutex([Draft]())
-      for _ in 0..<count { list.withLock { $0.append(draft) } }
-    }
+    let (keepsake, baseline) = compareSync(
+      keepsake: {
+        let key = "drafts-\(count)-\(UUID().uuidString)"
+        let shared = StorageContext.withValue(Self.context()) {
+          Shared(.inMemory(key), default: [Draft]())
+        }
+        return timed { for _ in 0..<count { shared.withLock { $0.append(draft) } } }
+      },
+      baseline: {
+        let list = Mutex([Draft]())
+        return timed { for _ in 0..<count { list.withLock { $0.append(draft) } } }
+      })
     return BenchmarkResult(
       scenario: "in-memory-append", size: count, keepsake: keepsake, baseline: baseline,
       target: 3.0)

@@ -108,6 +108,26 @@ struct FileStorageKeyTests {
     #expect(try JSONDecoder().decode([Item].self, from: saved).count == 10_000)
   }
 
+  @Test("Concurrent mutations from many tasks all reach the file")
+  func concurrentMutations() async throws {
+    @Shared(.fileStorage(url)) var items: [Item] = []
+    let shared = $items
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          for index in 0..<500 {
+            shared.withLock { $0.append(Item(id: task * 1000 + index, title: "")) }
+          }
+        }
+      }
+    }
+    await $items.flush()
+    let saved = try #require(try disk($items).contents(of: url))
+    let decoded = try JSONDecoder().decode([Item].self, from: saved)
+    #expect(decoded.count == 4_000)
+    #expect(Set(decoded.map(\.id)).count == 4_000)
+  }
+
   @Test("save() returns once the file is in place, written atomically")
   func explicitSave() async throws {
     @Shared(.fileStorage(url)) var items: [Item] = []

@@ -68,6 +68,20 @@ struct SharedTests {
     #expect(fired.withLock { $0 } == 1)
   }
 
+  @Test("A value mutated before anyone read it is still observed once read")
+  func observationAfterUnreadMutations() {
+    @Shared(.inMemory("unread")) var value = 0
+    for _ in 0..<3 { $value.withLock { $0 += 1 } }
+    let fired = Mutex(0)
+    withObservationTracking {
+      #expect(value == 3)
+    } onChange: {
+      fired.withLock { $0 += 1 }
+    }
+    $value.withLock { $0 += 1 }
+    #expect(fired.withLock { $0 } == 1)
+  }
+
   @Test("Observation fires when the file was changed by someone else")
   func observationOfOutsideChange() async throws {
     let url = URL(fileURLWithPath: "/data/observed.json")

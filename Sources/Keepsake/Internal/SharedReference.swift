@@ -5,18 +5,29 @@ import Synchronization
 
 /// The one reference behind every ``Shared`` of a key in a context: the value under a lock, its
 /// observation, its load and save state, and the background writer of coalesced saves.
+@usableFromInline
 final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let key: any SharedKey<Value>
-  let context: StorageContext
-  private let storage: Mutex<Value>
+  @usableFromInline let context: StorageContext
+  @usableFromInline let storage: Mutex<Value>
   private let status = Mutex(Status())
   private let registrar = ObservationRegistrar()
   /// Made once: a key path into a generic class is otherwise instantiated on every use.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
   private nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
-  private let hasBeenRead = Atomic<Bool>(false)
+  @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   private let saveTiming: SaveTiming
+  /// Whether mutations are saved anywhere (everything but in-memory values).
+  @usableFromInline let persists: Bool
+  /// Counts mutations; a save records the generation it wrote.
+  // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
+  // key costs no atomic read-modify-write; the lock also orders it with `saveScheduled`.
+  @usableFromInline nonisolated(unsafe) var generation: UInt64 = 0
+  /// Whether a coalesced save is scheduled on the writer queue.
+  private let saveScheduled = Atomic<Bool>(false)
+  /// Mirrors `status.loadError != nil`: the stored data is protected from saves.
+  private let isProtected = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
   private let writer: DispatchQueue
   private let subscription = Mutex<StorageSubscription?>(nil)
@@ -24,10 +35,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   private struct Status {
     var loadError: SharedLoadError?
     var saveError: SharedSaveError?
-    /// Counts mutations; a save records the generation it wrote.
-    var generation: UInt64 = 0
+    /// The generation (see `generation`) the last successful save wrote.
     var savedGeneration: UInt64 = 0
-    var saveScheduled = false
   }
 
   /// Creates the reference and reads the stored value synchronously, so the first read of a
@@ -36,6 +45,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.key = key
     self.context = context
     self.saveTiming = key.saveTiming
+    if case .never = key.saveTiming { self.persists = false } else { self.persists = true }
     self.writer = DispatchQueue(label: "keepsake.shared.\(key.id)")
     var initial: Value?
     var loadError: SharedLoadError?
@@ -46,6 +56,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     }
     self.storage = Mutex(initial ?? makeDefault())
     status.withLock { $0.loadError = loadError }
+    isProtected.store(loadError != nil, ordering: .releasing)
     let subscription = key.subscribe(in: context) { [weak self] in
       guard let self else { return }
       writer.async { self.reloadAfterOutsideChange() }
@@ -73,7 +84,36 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     return storage.withLock { $0 }
   }
 
+  /// Mutates the value under its lock.
+  ///
+  /// NB: the fast path (no test store tracking changes, value never read so nothing can be
+  /// observing it) is inlinable so it specializes in the caller's module: a mutation of an
+  /// in-memory value then costs a lock, the body and two relaxed atomic loads.
+  @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    guard !context.changeTracking.isActive.load(ordering: .relaxed),
+      !hasBeenRead.load(ordering: .relaxed)
+    else { return try withLockTrackedOrObserved(body) }
+    var readMeanwhile = false
+    defer {
+      // A read that raced this mutation stored the flag before taking the lock, so it is seen
+      // here, and observers are told after the fact.
+      if readMeanwhile { notifyObserversAfterTheFact() }
+      if persists { didMutate() }
+    }
+    return try storage.withLock { value in
+      defer {
+        readMeanwhile = hasBeenRead.load(ordering: .relaxed)
+        if persists { generation &+= 1 }
+      }
+      return try body(&value)
+    }
+  }
+
+  /// The general path of ``withLock(_:)``: a test store's assertion closure, or an observed
+  /// value.
+  @usableFromInline
+  func withLockTrackedOrObserved<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     // Inside a test's assertion closure the expected value (a snapshot) changes, never the
     // live one.
     if context.changeTracking.isActive.load(ordering: .relaxed),
@@ -83,9 +123,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       return result
     }
     // NB: Observation only tracks a value that was read, so until the first read mutations
-    // skip the registrar, whose willSet/didSet cost microseconds each on Linux. The flag is
-    // read again under the lock: a read that raced this mutation stored it before taking the
-    // lock, so it is seen here and notified after the fact.
+    // skip the registrar (see the fast path above).
     let notify = hasBeenRead.load(ordering: .relaxed)
     if notify { registrar.willSet(self, keyPath: valueKeyPath) }
     var readMeanwhile = false
@@ -95,41 +133,55 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       didMutate()
     }
     return try storage.withLock { value in
-      defer { readMeanwhile = !notify && hasBeenRead.load(ordering: .relaxed) }
+      defer {
+        readMeanwhile = !notify && hasBeenRead.load(ordering: .relaxed)
+        if persists { generation &+= 1 }
+      }
       return try body(&value)
     }
   }
 
-  private func didMutate() {
+  @usableFromInline
+  func notifyObserversAfterTheFact() {
+    registrar.willSet(self, keyPath: valueKeyPath)
+    registrar.didSet(self, keyPath: valueKeyPath)
+  }
+
+  @usableFromInline
+  func didMutate() {
     switch saveTiming {
     case .never:
       return
     case .immediate:
-      let blocked = status.withLock { status -> SharedLoadError? in
-        status.generation &+= 1
-        return status.loadError
-      }
-      if let blocked {
+      if let blocked = protectingError() {
         setSaveError(.protected(blocked))
         return
       }
       performSave()
     case .coalesced(let interval):
-      let (schedule, blocked) = status.withLock { status -> (Bool, SharedLoadError?) in
-        status.generation &+= 1
-        if status.loadError != nil || status.saveScheduled { return (false, status.loadError) }
-        status.saveScheduled = true
-        return (true, nil)
-      }
-      if let blocked {
+      if let blocked = protectingError() {
         setSaveError(.protected(blocked))
-      } else if schedule {
-        writer.asyncAfter(deadline: .now() + interval.timeInterval) { [self] in
-          status.withLock { $0.saveScheduled = false }
-          performSave()
-        }
+        return
+      }
+      // NB: the writer clears the flag before it takes the storage lock to snapshot, and this
+      // mutation bumped the generation under that lock before reading the flag: so either this
+      // mutation sees no save scheduled and schedules one, or the scheduled save sees it.
+      guard !saveScheduled.load(ordering: .acquiring),
+        saveScheduled.compareExchange(
+          expected: false, desired: true, ordering: .acquiringAndReleasing
+        ).exchanged
+      else { return }
+      writer.asyncAfter(deadline: .now() + interval.timeInterval) { [self] in
+        saveScheduled.store(false, ordering: .releasing)
+        performSave()
       }
     }
+  }
+
+  /// The load error that protects the stored data, if any; one atomic load when there is none.
+  private func protectingError() -> SharedLoadError? {
+    guard isProtected.load(ordering: .acquiring) else { return nil }
+    return status.withLock { $0.loadError }
   }
 
   // MARK: - Errors
@@ -147,6 +199,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   private func setLoadError(_ error: SharedLoadError?) {
     registrar.withMutation(of: self, keyPath: \.loadError) {
       status.withLock { $0.loadError = error }
+      isProtected.store(error != nil, ordering: .releasing)
     }
   }
 
@@ -173,14 +226,14 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Runs on the writer queue, or on the mutating thread for immediate keys.
   @discardableResult
   private func performSave(force: Bool = false) -> SharedSaveError? {
-    let (generation, blocked) = status.withLock { ($0.generation, $0.loadError) }
+    let blocked = status.withLock { $0.loadError }
     if let blocked {
       let error = SharedSaveError.protected(blocked)
       setSaveError(error)
       return error
     }
+    let (snapshot, generation) = storage.withLock { ($0, self.generation) }
     if !force && generation == status.withLock({ $0.savedGeneration }) { return nil }
-    let snapshot = storage.withLock { $0 }
     do {
       try key.save(snapshot, in: context)
       status.withLock { $0.savedGeneration = max($0.savedGeneration, generation) }
@@ -255,7 +308,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   private func reloadAfterOutsideChange() {
     // A pending change made here is newer than what is stored; it is saved next.
-    let pending = status.withLock { $0.generation != $0.savedGeneration && $0.loadError == nil }
+    let generation = storage.withLock { _ in self.generation }
+    let pending = status.withLock { generation != $0.savedGeneration && $0.loadError == nil }
     if pending { return }
     do {
       switch try key.reload(in: context) {
@@ -276,9 +330,12 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Replaces the value with one read from storage; it is already saved.
   private func replaceValue(_ value: Value) {
     registrar.willSet(self, keyPath: valueKeyPath)
-    storage.withLock { $0 = value }
+    let generation = storage.withLock { stored in
+      stored = value
+      return self.generation
+    }
     registrar.didSet(self, keyPath: valueKeyPath)
-    status.withLock { $0.savedGeneration = $0.generation }
+    status.withLock { $0.savedGeneration = generation }
   }
 }
 

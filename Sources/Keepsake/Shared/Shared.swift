@@ -24,7 +24,7 @@ import Foundation
 /// `Shared` is `Sendable`; all its members may be used from any isolation.
 @propertyWrapper
 public struct Shared<Value: Sendable>: Sendable {
-  let reference: SharedReference<Value>
+  @usableFromInline let reference: SharedReference<Value>
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   ///
@@ -55,6 +55,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// in the background (never on this thread for file keys).
   ///
   /// Do not call `withLock` on the same key from inside `body`: the lock is not reentrant.
+  @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try reference.withLock(body)
   }

@@ -6,9 +6,10 @@ import Synchronization
 /// The hot path of ``Shared`` reads only ``isActive`` (one relaxed atomic load) when no test
 /// store is tracking changes; the tracker itself is behind a lock and looked up only when the
 /// flag is set.
+@usableFromInline
 package final class SharedChangeTracking: Sendable {
   /// Set while a tracker is installed.
-  let isActive = Atomic<Bool>(false)
+  @usableFromInline let isActive = Atomic<Bool>(false)
   private let installed = Mutex<SharedChangeTracker?>(nil)
 
   init() {}

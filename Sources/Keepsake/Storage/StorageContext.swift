@@ -24,7 +24,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   private let suites = Mutex<[String: any PreferencesStore]>([:])
   let references = Mutex<[SharedKeyID: AnyObject]>([:])
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
-  let changeTracking = SharedChangeTracking()
+  @usableFromInline let changeTracking = SharedChangeTracking()
 
   /// Creates a context from its substrates.
   ///

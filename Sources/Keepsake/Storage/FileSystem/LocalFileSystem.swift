@@ -74,7 +74,7 @@ public struct LocalFileSystem: FileSystem {
       defer { close(fd) }
       if let existingMode { fchmod(fd, existingMode) }
       try writeAll(data, to: fd, path: temporary.path)
-      guard fsync(fd) == 0 else {
+      guard LocalFileSystem.flushToStableStorage(fd) == 0 else {
         throw FileSystemError(.fsync, path: temporary.path, reason: .init(errno: errno))
       }
     }
@@ -147,6 +147,18 @@ public struct LocalFileSystem: FileSystem {
         offset += count
       }
     }
+  }
+
+  /// Flushes a file to stable storage.
+  ///
+  /// NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
+  /// it on power loss; `F_FULLFSYNC` asks the drive to write it through. File systems that do
+  /// not support it fail the call, and `fsync` is then the best available.
+  static func flushToStableStorage(_ fd: Int32) -> Int32 {
+    #if canImport(Darwin)
+      if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+    #endif
+    return fsync(fd)
   }
 
   private func fileMode(_ path: String) -> mode_t? {
