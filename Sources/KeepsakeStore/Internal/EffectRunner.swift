@@ -6,7 +6,7 @@ import Foundation
 package final class EffectRunner<Action: Sendable> {
   /// One running task, with a description of the action whose effect started it.
   package struct InFlight {
-    let task: Task<Void, Never>
+    package let task: Task<Void, Never>
     let ids: Set<EffectID>
     /// The action whose effect started the task, described.
     package let origin: String

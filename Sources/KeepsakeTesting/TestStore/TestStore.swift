@@ -33,14 +33,19 @@ import KeepsakeStore
 /// change that no action caused with ``assert(_:fileID:filePath:line:column:)``.
 ///
 /// `TestStore` is isolated to the main actor; effects are owned by the store and cancelled when
-/// it goes away.
+/// it goes away. End the test with ``finish(timeout:fileID:filePath:line:column:)``, which waits
+/// for effects and checks every received action and shared change; a test that forgets is still
+/// checked when the store goes away at the end of the test (received actions never asserted),
+/// reported at the line that made the store.
 @MainActor
 public final class TestStore<State, Action: Sendable> {
   /// The feature's current state: every action sent or received so far has been reduced.
   public private(set) var state: State
 
   /// How much the test must assert; ``Exhaustivity/on`` by default.
-  public var exhaustivity: Exhaustivity = .on
+  public var exhaustivity: Exhaustivity = .on {
+    didSet { syncLedger() }
+  }
 
   /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)`` wait by
   /// default.
@@ -52,7 +57,13 @@ public final class TestStore<State, Action: Sendable> {
   private let reporter = IssueReporter()
   /// The state as of the last assertion: what the next assertion closure starts from.
   private var assertedState: State
-  private var received: [Received] = []
+  private var received: [Received] = [] {
+    didSet { syncLedger() }
+  }
+  /// What the end-of-test check in `deinit` needs, readable off the main actor.
+  private let ledger = EndOfTestLedger()
+  /// Where the store was made: where a store dropped with work left over is reported.
+  private let creation: IssueReporter.Location
   private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
   /// A state, rendered when it was reached, with the shared values of that moment.
@@ -78,8 +89,14 @@ public final class TestStore<State, Action: Sendable> {
   ///   - reducer: Builds the feature's reducer.
   public init<R: Reducer>(
     initialState: @autoclosure () -> R.State,
-    reducer: () -> R
+    reducer: () -> R,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
   ) where R.State == State, R.Action == Action {
+    self.creation = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     self.tracker = SharedChangeTracker.install(in: StorageContext.current)
     let initialState = initialState()
     self.state = initialState
@@ -90,12 +107,36 @@ public final class TestStore<State, Action: Sendable> {
       didFinish: { [weak self] in self?.wakeAll() })
   }
 
-  isolated deinit {
-    // NB: an isolated deinit runs without task-locals (SE-0371), so `Test.current` is gone and
-    // a failure here could not be attributed to the test; the end-of-test checks live in
-    // `finish()`. Here the store only stops its work and its tracking.
-    runner?.cancelAll()
+  deinit {
+    // NB: a plain (nonisolated) deinit runs where the last reference is dropped: at the end of
+    // the test function, inside the test's task, so `Test.current` is still set and a failure
+    // is attributed to the test. (An isolated deinit would hop to the main actor and lose the
+    // task-locals, SE-0371.) It reads only the Sendable ledger.
+    let end = ledger.snapshot
+    for task in end.tasks { task.cancel() }
     tracker.uninstall()
+    guard end.exhaustive, !end.finished else { return }
+    var problems: [String] = []
+    // NB: effects still running are not reported here: an effect ends one hop after its last
+    // `send`, so one that is just finishing would race this check and fail tests at random.
+    // `finish()` waits for effects and reports those that do not end.
+    if end.received > 0 {
+      problems.append(
+        "\(end.received) received action(s) were never asserted at the end of the test "
+          + "(assert them with `await store.receive(...)`, and end the test with "
+          + "`await store.finish()`).")
+    }
+    if !problems.isEmpty {
+      reporter.report(problems.joined(separator: "\n\n"), at: creation)
+    }
+  }
+
+  private func syncLedger() {
+    let running = runner?.running ?? []
+    ledger.update(
+      EndOfTestLedger.Snapshot(
+        tasks: running.map(\.task), received: received.count,
+        exhaustive: exhaustivity == .on, finished: ledger.snapshot.finished))
   }
 
   // MARK: - Sending
@@ -119,6 +160,7 @@ public final class TestStore<State, Action: Sendable> {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
     handlePendingActions(before: "sending an action", at: location)
+    ledger.setFinished(false)
     let effect = reducer.reduce(into: &state, action: action)
     let observed = observe()
     let tasks = start(effect, origin: action)
@@ -275,6 +317,8 @@ public final class TestStore<State, Action: Sendable> {
       fileID: fileID, filePath: filePath, line: line, column: column)
     let timeout = timeout ?? self.timeout
     await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
+    // The end-of-test check in deinit is done here, with the caller's line.
+    defer { ledger.setFinished(true) }
     guard exhaustivity == .on else { return }
     if let running = runner?.running, !running.isEmpty {
       reporter.report(runningEffectsMessage(running, waited: timeout), at: location)
@@ -294,6 +338,7 @@ public final class TestStore<State, Action: Sendable> {
     let started = runner.run(effect, origin: ValueDump.render(origin))
     var tasks = started.tasks
     for action in started.actions { tasks += reduceReceived(action) }
+    syncLedger()
     return tasks
   }
 
@@ -355,6 +400,7 @@ public final class TestStore<State, Action: Sendable> {
   }
 
   private func wakeAll() {
+    syncLedger()
     let all = waiters
     waiters = [:]
     for continuation in all.values { continuation.resume() }

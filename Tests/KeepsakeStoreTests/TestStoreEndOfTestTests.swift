@@ -1,0 +1,38 @@
+import Foundation
+import Keepsake
+import KeepsakeStore
+import KeepsakeTesting
+import Testing
+
+/// A test that never calls `finish()` is still checked when its store goes away: inside the
+/// test, so the failure lands on the test, at the line that made the store.
+@MainActor
+@Suite("TestStore: end of test")
+struct TestStoreEndOfTestTests {
+  @Test("A store dropped with a received action never asserted fails the test")
+  func unassertedReceivedActionAtTheEnd() async {
+    await withKnownIssue {
+      do {
+        let store = TestStore(initialState: Inbox.State()) { Inbox() }
+        await store.send(.refreshTapped) { $0.isRefreshing = true }.finish()
+      }
+    } matching: { issue in
+      message(of: issue).contains("1 received action(s) were never asserted")
+    }
+  }
+
+  @Test("A non-exhaustive store may be dropped with work left over")
+  func nonExhaustiveStoreMayBeDropped() async {
+    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    store.exhaustivity = .off
+    await store.send(.refreshTapped).finish()
+  }
+
+  @Test("A finished store is not checked again when dropped")
+  func finishedStoreIsNotCheckedAgain() async {
+    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    await store.send(.startTicking) { $0.isTicking = true }
+    await store.send(.cancelTicking) { $0.isTicking = false }
+    await store.finish()
+  }
+}
