@@ -6,26 +6,28 @@ import XCTest
 /// Gives every XCTest case a storage context of its own.
 ///
 /// XCTest exports no "current test", so `Keepsake` installs this observer (found by its type
-/// name at run time) the first time a key is used in a process that runs XCTest. XCTest runs one test
-/// case at a time in a process, so one current context suffices.
+/// name at run time) the first time a key is used in a process that runs XCTest. XCTest runs one
+/// test case at a time in a process; a test that runs a suite of its own nests its cases, so
+/// the contexts form a stack and the outer test gets its own back.
 final class XCTestStorageObserver: NSObject, XCTestObservation, _XCTestStorageSupport, Sendable {
-  private let current = Mutex<StorageContext?>(nil)
+  /// The contexts of the running test cases, innermost last: a test may run a suite of its own.
+  private let current = Mutex<[StorageContext]>([])
 
   /// Starts observing; `inProgress` gives the test already running a context of its own.
   static func install(inProgress: Bool) {
     let observer = XCTestStorageObserver()
-    if inProgress { observer.current.withLock { $0 = .ephemeral(name: "XCTest case") } }
+    if inProgress { observer.current.withLock { $0 = [.ephemeral(name: "XCTest case")] } }
     StorageContext.xcTestContextProvider.withLock { provider in
-      provider = { observer.current.withLock { $0 } }
+      provider = { observer.current.withLock { $0.last } }
     }
     XCTestObservationCenter.shared.addTestObserver(observer)
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {
-    current.withLock { $0 = .ephemeral(name: "XCTest \(testCase.name)") }
+    current.withLock { $0.append(.ephemeral(name: "XCTest \(testCase.name)")) }
   }
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
-    current.withLock { $0 = nil }
+    current.withLock { _ = $0.popLast() }
   }
 }
