@@ -5,8 +5,9 @@ import Testing
 /// A test trait that runs each test (or each test of a suite) in storage of its own.
 ///
 /// Every test already gets its own storage with nothing to set up; this trait is for the cases
-/// automatic detection cannot tell apart (the same test run twice in one process) and for custom
-/// storage, such as the real disk confined to a temporary folder.
+/// automatic detection cannot tell apart (the same Swift Testing test run twice in one process,
+/// which keeps its identity) and for custom storage, such as the real disk confined to a
+/// temporary folder.
 ///
 /// ```swift
 /// @Suite(.isolatedStorage) struct InboxTests { ... }
