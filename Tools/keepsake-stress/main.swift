@@ -158,6 +158,10 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     return await TwoProcessWatcher.run(
       url: try arguments.file(), stopFile: URL(fileURLWithPath: stop),
       timeout: try arguments.seconds("--seconds", default: 60))
+  case "exit-flush":
+    try arguments.rejectUnknown([])
+    ExitFlushChild.run(url: try arguments.file())
+    return 0
   case "fuzz-batch":
     try arguments.rejectUnknown(["--seed", "--from", "--count"])
     let from = try arguments.integer("--from", default: 0)
@@ -180,7 +184,7 @@ do {
     print(usage)
     status = 0
   } else if let mode = arguments.positional.first,
-    ["writer", "reader", "watcher", "fuzz-batch"].contains(mode)
+    ["writer", "reader", "watcher", "fuzz-batch", "exit-flush"].contains(mode)
   {
     status = try await runChild(arguments)
   } else {

@@ -62,6 +62,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       writer.async { self.reloadAfterOutsideChange() }
     }
     self.subscription.withLock { $0 = subscription }
+    writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+    if case .coalesced = saveTiming { ExitFlush.watch(context) }
     context.changeTracking.tracker?.register(self)
   }
 
@@ -262,6 +264,18 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     _ = await onWriter { self.performSave() }
   }
 
+  /// Writes a pending change now, blocking the calling thread until it is written.
+  func flushSynchronously() {
+    if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
+      _ = performSave()
+    } else {
+      writer.sync { _ = performSave() }
+    }
+  }
+
+  /// Marks the writer queue, so a synchronous flush from the queue itself does not deadlock.
+  private static var writerKey: DispatchSpecificKey<ObjectIdentifier> { WriterKey.key }
+
   func flushAndReport() async throws {
     let error: SharedSaveError? = await onWriter { self.performSave() }
     if let error { throw error }
@@ -347,6 +361,7 @@ extension SharedReference: SharedChangeTrackable {
 /// What every reference can do, whatever its value type.
 protocol AnySharedReference: AnyObject, Sendable {
   func flush() async
+  func flushSynchronously()
   func flushAndReport() async throws
 }
 
@@ -355,4 +370,14 @@ extension Duration {
     let (seconds, attoseconds) = components
     return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
+}
+
+/// The dispatch-specific key that marks a reference's writer queue.
+private enum WriterKey {
+  #if canImport(Darwin)
+    // NB: an immutable token compared by identity; not marked Sendable in every Dispatch.
+    nonisolated(unsafe) static let key = DispatchSpecificKey<ObjectIdentifier>()
+  #else
+    static let key = DispatchSpecificKey<ObjectIdentifier>()
+  #endif
 }

@@ -20,6 +20,13 @@ extension StorageContext {
     }
   }
 
+  /// Writes every pending change of every key in this context, blocking until written: for the
+  /// `atexit` handler, which cannot wait asynchronously.
+  func flushSynchronously() {
+    let all = references.withLock { Array($0.values) }
+    for case let reference as any AnySharedReference in all { reference.flushSynchronously() }
+  }
+
   /// Writes every pending change of every key in this context and waits for the writes.
   ///
   /// Call it before a process exits (a command-line tool's last step), so the latest values are
