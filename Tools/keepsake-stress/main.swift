@@ -158,6 +158,11 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     return await TwoProcessWatcher.run(
       url: try arguments.file(), stopFile: URL(fileURLWithPath: stop),
       timeout: try arguments.seconds("--seconds", default: 60))
+  case "preferences-writer":
+    try arguments.rejectUnknown(["--prefix", "--count"])
+    return PreferencesWriterChild.run(
+      url: try arguments.file(), prefix: arguments.options["--prefix"] ?? "key",
+      count: try arguments.integer("--count", default: 300))
   case "exit-flush":
     try arguments.rejectUnknown([])
     ExitFlushChild.run(url: try arguments.file())
@@ -184,7 +189,7 @@ do {
     print(usage)
     status = 0
   } else if let mode = arguments.positional.first,
-    ["writer", "reader", "watcher", "fuzz-batch", "exit-flush"].contains(mode)
+    ["writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer"].contains(mode)
   {
     status = try await runChild(arguments)
   } else {

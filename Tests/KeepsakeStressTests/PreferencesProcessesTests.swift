@@ -1,0 +1,37 @@
+import Foundation
+import Keepsake
+import KeepsakeStress
+import Testing
+
+/// Several processes writing different keys of one preferences suite at once lose none of them
+/// (swift-corelibs `UserDefaults` was measured to lose up to all 300 keys of one of three such
+/// processes).
+@Suite("Preferences written by several processes")
+struct PreferencesProcessesTests {
+  @Test("Three processes writing 300 keys each keep all 900")
+  func threeProcessesKeepEveryKey() throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("keepsake-prefs-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("suite.json")
+    let prefixes = ["a", "b", "c"]
+    let children = try prefixes.map { prefix in
+      try ChildProcess(
+        executable: stressExecutable,
+        arguments: ["preferences-writer", url.path, "--prefix", prefix, "--count", "300"],
+        silencingErrors: true)
+    }
+    for child in children {
+      _ = child.readRemainingLines()
+      #expect(child.wait().exitCode == 0)
+    }
+    let suite = FilePreferences(url: url)
+    for prefix in prefixes {
+      let kept = (0..<300).filter { suite.value(forKey: "\(prefix)-\($0)") == .int($0) }.count
+      #expect(kept == 300, "process \(prefix) kept \(kept) of 300 keys")
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(names.allSatisfy { !$0.contains(".keepsake-tmp-") }, "no temporary file left")
+  }
+}
