@@ -228,14 +228,14 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Runs on the writer queue, or on the mutating thread for immediate keys.
   @discardableResult
   private func performSave(force: Bool = false) -> SharedSaveError? {
-    let blocked = status.withLock { $0.loadError }
-    if let blocked {
+    let (snapshot, generation) = storage.withLock { ($0, self.generation) }
+    // A flush with nothing pending has nothing to report, even for protected data.
+    if !force && generation == status.withLock({ $0.savedGeneration }) { return nil }
+    if let blocked = status.withLock({ $0.loadError }) {
       let error = SharedSaveError.protected(blocked)
       setSaveError(error)
       return error
     }
-    let (snapshot, generation) = storage.withLock { ($0, self.generation) }
-    if !force && generation == status.withLock({ $0.savedGeneration }) { return nil }
     do {
       try key.save(snapshot, in: context)
       status.withLock { $0.savedGeneration = max($0.savedGeneration, generation) }
