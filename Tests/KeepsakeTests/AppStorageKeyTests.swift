@@ -123,6 +123,40 @@ struct FilePreferencesTests {
     }
   }
 
+  @Test(
+    "A suite file with a malformed value is unreadable, with a reason",
+    arguments: [
+      (#"{"k": {"date": "yesterday"}}"#, "Not an ISO 8601 date: yesterday"),
+      (#"{"k": {"url": ""}}"#, "Not a URL"),
+      (#"{"k": {"int": 1, "bool": true}}"#, "exactly one type key"),
+      (#"{"k": {"colour": "red"}}"#, "exactly one type key"),
+    ])
+  func malformedValue(_ json: String, _ reason: String) throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    try Data(json.utf8).write(to: url)
+    let store = FilePreferences(url: url)
+    let error = try #require(store.lastError as? PreferencesError)
+    #expect(String(describing: error).contains(reason), "\(error)")
+    #expect(String(describing: error).contains("left untouched"))
+  }
+
+  @Test("Every kind of value survives the suite file")
+  func everyKindRoundTrips() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    let values: [String: PreferenceValue] = [
+      "bool": .bool(true), "int": .int(-3), "double": .double(0.25), "string": .string("é"),
+      "data": .data(Data([0, 255])), "date": .date(Date(timeIntervalSince1970: 1_700_000_000)),
+      "url": .url(URL(fileURLWithPath: "/tmp/x")), "strings": .strings(["a", "b"]),
+    ]
+    let writer = FilePreferences(url: url)
+    for (key, value) in values { writer.set(value, forKey: key) }
+    try writer.flush()
+    let reader = FilePreferences(url: url)
+    for (key, value) in values { #expect(reader.value(forKey: key) == value, "\(key)") }
+  }
+
   @Test("An unreadable suite file is never overwritten")
   func unreadableSuite() throws {
     let folder = try TemporaryFolder()
