@@ -48,12 +48,12 @@ let package = Package(
 
     // Reliability campaigns (crash, I/O faults, corruption, two processes) and the benchmark.
     .target(
-      name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature"],
+      name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Tools/KeepsakeStress"),
     .executableTarget(
       name: "keepsake-stress", dependencies: ["KeepsakeStress"], path: "Tools/keepsake-stress"),
     .executableTarget(
-      name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature"],
+      name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Benchmarks/keepsake-bench"),
 
     .testTarget(

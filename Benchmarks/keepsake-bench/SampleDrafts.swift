@@ -1,4 +1,5 @@
 import DraftsFeature
+import FaultInjection
 import Foundation
 
 /// Realistic drafts, reproducibly: a UUID, 40 to 400 characters with some non-ASCII text, a
@@ -11,7 +12,7 @@ enum SampleDrafts {
   private static let tags = ["work", "home", "urgent", "later", "ideas", "travel"]
 
   static func make(_ count: Int, seed: UInt64 = 42) -> [Draft] {
-    var random = SplitMix(seed: seed)
+    var random = SeededRandom(seed: seed)
     return (0..<count).map { _ in
       let length = 40 + Int(random.next() % 361)
       var body = ""
@@ -34,18 +35,5 @@ enum SampleDrafts {
       var text: String
     }
     return try JSONEncoder().encode(drafts.map { V1(id: $0.id, text: $0.body) })
-  }
-}
-
-/// SplitMix64: a small, fast, seedable generator.
-struct SplitMix {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
