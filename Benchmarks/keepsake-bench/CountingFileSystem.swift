@@ -57,4 +57,8 @@ final class CountingFileSystem: FileSystem {
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     base.watch(url, onChange: onChange)
   }
+  func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    note()
+    return try base.lockExclusively(url, timeout: timeout)
+  }
 }

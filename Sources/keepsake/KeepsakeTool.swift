@@ -13,7 +13,7 @@ struct KeepsakeTool {
 
     commands:
       inspect FILE                 describe a Keepsake file (never modifies it)
-      quarantined FOLDER           list the quarantine copies in a folder
+      quarantined FOLDER           list the quarantine and conflict copies in a folder
       restore QUARANTINE_FILE      put a quarantine copy back in place of its file; the current
                                    file is kept as a quarantine copy in turn
     """
@@ -77,7 +77,7 @@ struct KeepsakeTool {
     } catch {
       throw ToolError("cannot list \(folder.path): \(error)")
     }
-    let copies = names.filter { $0.contains(Quarantine.marker) }
+    let copies = names.filter { Quarantine.isCopy(named: $0) }
     guard !copies.isEmpty else { return "No quarantine copies in \(folder.path)." }
     return copies.map { name in
       let url = folder.appendingPathComponent(name)
@@ -93,7 +93,7 @@ struct KeepsakeTool {
     guard let original = Quarantine.originalURL(of: quarantine) else {
       throw ToolError(
         "\(quarantine.lastPathComponent) is not a quarantine copy (its name has no "
-          + "'\(Quarantine.marker)')")
+          + "'\(Quarantine.marker)' or '\(Quarantine.conflictMarker)')")
     }
     let bytes = try read(quarantine)
     var kept: URL?

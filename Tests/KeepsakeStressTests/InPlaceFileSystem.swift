@@ -24,4 +24,7 @@ struct InPlaceFileSystem: FileSystem {
     disk.watch(url, onChange: onChange)
   }
   func identity(of url: URL) throws -> FileIdentity? { try disk.identity(of: url) }
+  func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    return try disk.lockExclusively(url, timeout: timeout)
+  }
 }

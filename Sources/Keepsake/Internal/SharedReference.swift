@@ -4,45 +4,63 @@ import Observation
 import Synchronization
 
 /// The one reference behind every ``Shared`` of a key in a context: the value under a lock, its
-/// observation, its load and save state, and the background writer of coalesced saves.
+/// observation, and its load and save state.
+///
+/// Saving lives in `SharedReference+Saving.swift`, and the cross-process protocol of file keys
+/// (lock, compare, merge or keep both, write) in `SharedReference+Commit.swift`.
 @usableFromInline
 final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let key: any SharedKey<Value>
+  /// The key as a file whose other writers must be coordinated with, if it is one.
+  let coordinated: (any CoordinatedKey<Value>)?
   @usableFromInline let context: StorageContext
   @usableFromInline let storage: Mutex<Value>
-  private let status = Mutex(Status())
-  private let registrar = ObservationRegistrar()
+  let status = Mutex(Status())
+  let registrar = ObservationRegistrar()
   /// Made once: a key path into a generic class is otherwise instantiated on every use.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  private nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
+  nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
-  private let saveTiming: SaveTiming
+  let saveTiming: SaveTiming
   /// Whether mutations are saved anywhere (everything but in-memory values).
   @usableFromInline let persists: Bool
+  /// The default: the value when nothing is stored, and again when the stored data is deleted.
+  let fallback: Value
+  /// What this reference last read or wrote, the base of a three-way merge; kept only for keys
+  /// that merge.
+  let base = Mutex<Value?>(nil)
   /// Counts mutations; a save records the generation it wrote.
   // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
   // key costs no atomic read-modify-write; the lock also orders it with `saveScheduled`.
   @usableFromInline nonisolated(unsafe) var generation: UInt64 = 0
-  /// Whether a coalesced save is scheduled on the writer queue.
-  private let saveScheduled = Atomic<Bool>(false)
+  /// Whether a coalesced save (or, for preferences, a durable write) is scheduled on the writer.
+  let saveScheduled = Atomic<Bool>(false)
   /// Mirrors `status.loadError != nil`: the stored data is protected from saves.
-  private let isProtected = Atomic<Bool>(false)
+  let isProtected = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
-  private let writer: DispatchQueue
+  let writer: DispatchQueue
   private let subscription = Mutex<StorageSubscription?>(nil)
+  /// The cross-process lock a transaction holds; saves on the writer use it instead of taking
+  /// the lock again (they would wait for themselves).
+  let heldLock = Mutex<FileLock?>(nil)
+  /// Lets one transaction of this reference run at a time in this process.
+  let transactions = AsyncGate()
 
-  private struct Status {
+  struct Status {
     var loadError: SharedLoadError?
     var saveError: SharedSaveError?
     /// The generation (see `generation`) the last successful save wrote.
     var savedGeneration: UInt64 = 0
+    /// The last time another process's change met a change of ours.
+    var lastConflict: SharedConflict?
   }
 
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
     self.key = key
+    self.coordinated = key as? any CoordinatedKey<Value>
     self.context = context
     self.saveTiming = key.saveTiming
     if case .never = key.saveTiming { self.persists = false } else { self.persists = true }
@@ -54,7 +72,10 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     } catch {
       loadError = SharedReference.loadError(error, key: key)
     }
-    self.storage = Mutex(initial ?? makeDefault())
+    let fallback = makeDefault()
+    self.fallback = fallback
+    self.storage = Mutex(initial ?? fallback)
+    if coordinated?.merge != nil { base.withLock { $0 = initial ?? fallback } }
     status.withLock { $0.loadError = loadError }
     isProtected.store(loadError != nil, ordering: .releasing)
     let subscription = key.subscribe(in: context) { [weak self] in
@@ -63,8 +84,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     }
     self.subscription.withLock { $0 = subscription }
     writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
-    if case .coalesced = saveTiming { ExitFlush.watch(context) }
-    context.changeTracking.tracker?.register(self)
+    if persists { ExitFlush.watch(context) }
   }
 
   deinit {
@@ -149,41 +169,16 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     registrar.didSet(self, keyPath: valueKeyPath)
   }
 
-  @usableFromInline
-  func didMutate() {
-    switch saveTiming {
-    case .never:
-      return
-    case .immediate:
-      if let blocked = protectingError() {
-        setSaveError(.protected(blocked))
-        return
-      }
-      performSave()
-    case .coalesced(let interval):
-      if let blocked = protectingError() {
-        setSaveError(.protected(blocked))
-        return
-      }
-      // NB: the writer clears the flag before it takes the storage lock to snapshot, and this
-      // mutation bumped the generation under that lock before reading the flag: so either this
-      // mutation sees no save scheduled and schedules one, or the scheduled save sees it.
-      guard !saveScheduled.load(ordering: .acquiring),
-        saveScheduled.compareExchange(
-          expected: false, desired: true, ordering: .acquiringAndReleasing
-        ).exchanged
-      else { return }
-      writer.asyncAfter(deadline: .now() + interval.timeInterval) { [self] in
-        saveScheduled.store(false, ordering: .releasing)
-        performSave()
-      }
+  /// Replaces the value with one read from storage; it is already saved.
+  func replaceValue(_ value: Value) {
+    registrar.willSet(self, keyPath: valueKeyPath)
+    let generation = storage.withLock { stored in
+      stored = value
+      return self.generation
     }
-  }
-
-  /// The load error that protects the stored data, if any; one atomic load when there is none.
-  private func protectingError() -> SharedLoadError? {
-    guard isProtected.load(ordering: .acquiring) else { return nil }
-    return status.withLock { $0.loadError }
+    registrar.didSet(self, keyPath: valueKeyPath)
+    status.withLock { $0.savedGeneration = generation }
+    if coordinated?.merge != nil { base.withLock { $0 = value } }
   }
 
   // MARK: - Errors
@@ -198,14 +193,25 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     return status.withLock { $0.saveError }
   }
 
-  private func setLoadError(_ error: SharedLoadError?) {
+  var lastConflict: SharedConflict? {
+    registrar.access(self, keyPath: \.lastConflict)
+    return status.withLock { $0.lastConflict }
+  }
+
+  /// The load error that protects the stored data, if any; one atomic load when there is none.
+  func protectingError() -> SharedLoadError? {
+    guard isProtected.load(ordering: .acquiring) else { return nil }
+    return status.withLock { $0.loadError }
+  }
+
+  func setLoadError(_ error: SharedLoadError?) {
     registrar.withMutation(of: self, keyPath: \.loadError) {
       status.withLock { $0.loadError = error }
       isProtected.store(error != nil, ordering: .releasing)
     }
   }
 
-  private func setSaveError(_ error: SharedSaveError?) {
+  func setSaveError(_ error: SharedSaveError?) {
     let changed = status.withLock { status in
       let changed = !(status.saveError == nil && error == nil)
       status.saveError = error
@@ -216,75 +222,15 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     }
   }
 
-  private static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {
+  func report(_ conflict: SharedConflict) {
+    registrar.withMutation(of: self, keyPath: \.lastConflict) {
+      status.withLock { $0.lastConflict = conflict }
+    }
+  }
+
+  static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {
     if let error = error as? SharedLoadError { return error }
     return SharedLoadError(key: key.id, underlying: error)
-  }
-
-  // MARK: - Saving
-
-  /// Saves the latest value if it changed since the last save, returning the error it ran into.
-  ///
-  /// Runs on the writer queue, or on the mutating thread for immediate keys.
-  @discardableResult
-  private func performSave(force: Bool = false) -> SharedSaveError? {
-    let (snapshot, generation) = storage.withLock { ($0, self.generation) }
-    // A flush with nothing pending has nothing to report, even for protected data.
-    if !force && generation == status.withLock({ $0.savedGeneration }) { return nil }
-    if let blocked = status.withLock({ $0.loadError }) {
-      let error = SharedSaveError.protected(blocked)
-      setSaveError(error)
-      return error
-    }
-    do {
-      try key.save(snapshot, in: context)
-      status.withLock { $0.savedGeneration = max($0.savedGeneration, generation) }
-      setSaveError(nil)
-      return nil
-    } catch {
-      let saveError: SharedSaveError
-      if let loadError = error as? SharedLoadError {
-        // The key found, at save time, stored data it cannot read: protect it from now on.
-        setLoadError(loadError)
-        saveError = .protected(loadError)
-      } else {
-        saveError = .writeFailed(key: key.id, underlying: error)
-      }
-      setSaveError(saveError)
-      return saveError
-    }
-  }
-
-  func save() async throws {
-    let error: SharedSaveError? = await onWriter { self.performSave(force: true) }
-    if let error { throw error }
-  }
-
-  func flush() async {
-    _ = await onWriter { self.performSave() }
-  }
-
-  /// Writes a pending change now, blocking the calling thread until it is written.
-  func flushSynchronously() {
-    if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
-      _ = performSave()
-    } else {
-      writer.sync { _ = performSave() }
-    }
-  }
-
-  /// Marks the writer queue, so a synchronous flush from the queue itself does not deadlock.
-  private static var writerKey: DispatchSpecificKey<ObjectIdentifier> { WriterKey.key }
-
-  func flushAndReport() async throws {
-    let error: SharedSaveError? = await onWriter { self.performSave() }
-    if let error { throw error }
-  }
-
-  private func onWriter<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      writer.async { continuation.resume(returning: work()) }
-    }
   }
 
   // MARK: - Loading
@@ -294,7 +240,6 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       do {
         if let value = try self.key.load(in: self.context) { self.replaceValue(value) }
         self.setLoadError(nil)
-        self.setSaveError(nil)
         return nil
       } catch {
         let loadError = SharedReference.loadError(error, key: self.key)
@@ -320,37 +265,16 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     return try result.get()
   }
 
-  private func reloadAfterOutsideChange() {
-    // A pending change made here is newer than what is stored; it is saved next.
-    let generation = storage.withLock { _ in self.generation }
-    let pending = status.withLock { generation != $0.savedGeneration && $0.loadError == nil }
-    if pending { return }
-    do {
-      switch try key.reload(in: context) {
-      case .unchanged, .missing:
-        return
-      case .value(let value):
-        replaceValue(value)
-        if status.withLock({ $0.loadError }) != nil {
-          setLoadError(nil)
-          setSaveError(nil)
-        }
-      }
-    } catch {
-      setLoadError(SharedReference.loadError(error, key: key))
+  // MARK: - The writer queue
+
+  func onWriter<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+      writer.async { continuation.resume(returning: work()) }
     }
   }
 
-  /// Replaces the value with one read from storage; it is already saved.
-  private func replaceValue(_ value: Value) {
-    registrar.willSet(self, keyPath: valueKeyPath)
-    let generation = storage.withLock { stored in
-      stored = value
-      return self.generation
-    }
-    registrar.didSet(self, keyPath: valueKeyPath)
-    status.withLock { $0.savedGeneration = generation }
-  }
+  /// Marks the writer queue, so a synchronous flush from the queue itself does not deadlock.
+  static var writerKey: DispatchSpecificKey<ObjectIdentifier> { WriterKey.key }
 }
 
 extension SharedReference: SharedChangeTrackable {

@@ -53,6 +53,12 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   }
 }
 
+extension AppStorageKey: DurableKey {
+  func synchronize(in context: StorageContext) throws {
+    try context.preferences(suiteName: suiteName).flush()
+  }
+}
+
 /// A preference that holds a value of another type than its key expects.
 public enum AppStorageError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The stored value cannot be read as the key's type.

@@ -13,11 +13,15 @@ extension SharedKey {
   /// A file from a newer version of the app, or one that fails to migrate, sets
   /// ``Shared/loadError`` to a ``SharedLoadError`` wrapping the ``FormatError``, and the file is
   /// never written over (DESIGN.md, rules 1 and 2).
+  ///
+  /// A pending change merges with another process's change of the file as `merge` says; by
+  /// default ``SharedMergeable`` values merge and others keep both versions (DESIGN.md, rule 7).
   public static func fileStorage<Format: VersionedFormat>(
-    _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500)
+    _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500),
+    merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval,
+      url: url, saveInterval: saveInterval, merge: merge,
       decode: { data in try Format.decode(data) },
       encode: { value in try Format.encode(value) })
   }

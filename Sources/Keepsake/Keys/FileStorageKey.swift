@@ -21,6 +21,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
+  /// How a pending change merges with another process's change of the file, if it can.
+  let merge: SharedMerge<Value>?
   /// What this key last read or wrote, to tell its own writes from someone else's.
   private let known = KnownFile()
 
@@ -29,16 +31,22 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
+  ///   - merge: How a pending change merges with another process's change of the file. By
+  ///     default, values that conform to ``SharedMergeable`` merge (arrays of `Identifiable`
+  ///     elements and dictionaries do); other values keep both versions (see
+  ///     ``SharedConflict``).
   ///   - decode: Turns the file's bytes into a value; throwing marks the file unreadable.
   ///   - encode: Turns a value into the file's bytes.
   public init(
     url: URL,
     saveInterval: Duration = .milliseconds(500),
+    merge: SharedMerge<Value>? = nil,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
     self.interval = saveInterval
+    self.merge = merge ?? SharedMerge.conformance(of: Value.self)
     self.decode = decode
     self.encode = encode
   }
@@ -64,17 +72,17 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     return try load(in: context).map(SharedLoadResult.value) ?? .missing
   }
 
+  /// Writes `value` under the file's cross-process lock, unless the file became unreadable.
+  ///
+  /// ``Shared`` does more than this on every save: it merges with another process's change or
+  /// keeps both versions. Call this directly only to write a key outside any reference.
   public func save(_ value: Value, in context: StorageContext) throws {
-    let fileSystem = context.fileSystem
+    let lock = try lock(in: context)
+    defer { lock.release() }
     // NB: someone else may have replaced the file since it was read, maybe with data this
     // version cannot read (a newer app's format). Check before writing over it (rule 1).
-    let current = try wrap { try fileSystem.identity(of: url) }
-    if current != known.get(), let data = try wrap({ try fileSystem.contents(of: url) }) {
-      _ = try decodeFile(data)
-    }
-    let data = try encode(value)
-    try fileSystem.writeAtomically(data, to: url)
-    known.set(try? fileSystem.identity(of: url))
+    _ = try storedChange(in: context)
+    try write(value, in: context)
   }
 
   public func subscribe(
@@ -87,8 +95,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
     let fileSystem = context.fileSystem
     guard let data = try fileSystem.contents(of: url) else { return nil }
-    let names = Set(try fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent()))
-    let quarantine = Quarantine.url(for: url, existingNames: names)
+    let quarantine = try copyURL(marker: Quarantine.marker, in: context)
     try fileSystem.writeAtomically(data, to: quarantine)
     // The damaged bytes are safe; the file may now be replaced.
     known.set(try fileSystem.identity(of: url))
@@ -96,6 +103,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   // MARK: - Helpers
+
+  private func copyURL(marker: String, in context: StorageContext) throws -> URL {
+    let names = Set(try context.fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent()))
+    return Quarantine.url(for: url, existingNames: names, marker: marker)
+  }
 
   private func decodeFile(_ data: Data) throws -> Value {
     do {
@@ -112,6 +124,49 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     } catch {
       throw SharedLoadError(key: id, url: url, underlying: error)
     }
+  }
+}
+
+extension FileStorageKey: CoordinatedKey {
+  func lock(in context: StorageContext) throws -> FileLock {
+    try context.fileSystem.lockExclusively(url)
+  }
+
+  func storedChange(in context: StorageContext) throws -> StoredChange<Value> {
+    let fileSystem = context.fileSystem
+    let identity = try wrap { try fileSystem.identity(of: url) }
+    let last = known.get()
+    if identity == last { return .unchanged }
+    guard identity != nil, let data = try wrap({ try fileSystem.contents(of: url) }) else {
+      return last == nil ? .unchanged : .deleted
+    }
+    return .replaced(try decodeFile(data), data: data, identity: identity)
+  }
+
+  func remember(_ identity: FileIdentity?) { known.set(identity) }
+
+  func write(_ value: Value, in context: StorageContext) throws {
+    let fileSystem = context.fileSystem
+    let data = try encode(value)
+    do {
+      try fileSystem.writeAtomically(data, to: url)
+    } catch {
+      // NB: a write can fail after its rename (flushing the folder): the file then holds our
+      // bytes, and must not be taken for another process's change by the next save.
+      if let identity = try? fileSystem.identity(of: url),
+        (try? fileSystem.contents(of: url)) == data
+      {
+        known.set(identity)
+      }
+      throw error
+    }
+    known.set(try? fileSystem.identity(of: url))
+  }
+
+  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> URL {
+    let copy = try copyURL(marker: Quarantine.conflictMarker, in: context)
+    try context.fileSystem.writeAtomically(data, to: copy)
+    return copy
   }
 }
 
@@ -145,11 +200,17 @@ extension SharedKey {
   ///
   /// Prefer a versioned format (`.fileStorage(url, format:)`) for data that must survive model
   /// changes.
+  ///
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - saveInterval: The most often the file is written while the value keeps changing.
+  ///   - merge: How a pending change merges with another process's change of the file; by
+  ///     default ``SharedMergeable`` values merge and others keep both versions.
   public static func fileStorage<Value: Codable & Sendable>(
-    _ url: URL, saveInterval: Duration = .milliseconds(500)
+    _ url: URL, saveInterval: Duration = .milliseconds(500), merge: SharedMerge<Value>? = nil
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval,
+      url: url, saveInterval: saveInterval, merge: merge,
       decode: { try JSONInput.decode(Value.self, from: $0) },
       encode: { value in
         let encoder = JSONEncoder()

@@ -1,16 +1,29 @@
 import Foundation
 
-/// Where damaged files are set aside before they are replaced (DESIGN.md, rule 3).
+/// Where damaged files are set aside before they are replaced (DESIGN.md, rule 3), and where
+/// another process's version is kept when it conflicts with ours (rule 7).
 ///
-/// `drafts.json` becomes `drafts.quarantined-20261129T210300Z.json` in the same folder: next to
-/// the file, sorted by time, with the original extension so it opens like the original.
+/// `drafts.json` becomes `drafts.quarantined-20261129T210300Z.json` (a damaged file) or
+/// `drafts.conflict-20261129T210300Z.json` (the other side of a conflict) in the same folder:
+/// next to the file, sorted by time, with the original extension so it opens like the original.
+/// `keepsake quarantined` lists both kinds, and `keepsake restore` puts either back.
 public enum Quarantine {
   /// The marker in a quarantine copy's name.
   public static let marker = ".quarantined-"
+  /// The marker in a conflict copy's name.
+  public static let conflictMarker = ".conflict-"
+
+  /// Whether `name` is the name of a quarantine or conflict copy.
+  public static func isCopy(named name: String) -> Bool {
+    name.contains(marker) || name.contains(conflictMarker)
+  }
 
   /// A new quarantine name for `url` at `date`, not among `existingNames`.
+  ///
+  /// - Parameter marker: ``marker`` for a damaged file, ``conflictMarker`` for a conflict copy.
   public static func url(
-    for url: URL, at date: Date = Date(), existingNames: Set<String> = []
+    for url: URL, at date: Date = Date(), existingNames: Set<String> = [],
+    marker: String = Quarantine.marker
   ) -> URL {
     let folder = url.deletingLastPathComponent()
     let ext = url.pathExtension
@@ -28,7 +41,7 @@ public enum Quarantine {
   /// The file a quarantine copy was taken from, or `nil` when `url` is not a quarantine copy.
   public static func originalURL(of url: URL) -> URL? {
     let name = url.lastPathComponent
-    guard let range = name.range(of: marker) else { return nil }
+    guard let range = name.range(of: marker) ?? name.range(of: conflictMarker) else { return nil }
     let stem = name[..<range.lowerBound]
     let rest = name[range.upperBound...]
     guard !stem.isEmpty else { return nil }

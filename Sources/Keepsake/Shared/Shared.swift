@@ -93,6 +93,60 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Errors go to ``saveError``.
   public func flush() async { await reference.flush() }
 
+  /// The last time another process changed the stored data while this one had a change to
+  /// save, and what was done so that neither side's data was lost; observable.
+  ///
+  /// It stays until the next conflict. A file key merges values that can merge (see
+  /// ``SharedMerge``) and otherwise keeps the other version as a conflict copy beside the file.
+  public var lastConflict: SharedConflict? { reference.lastConflict }
+
+  /// Changes the value in a transaction that other processes cannot interleave with: under the
+  /// file's cross-process lock, `body` runs on the freshest stored value, and the result is
+  /// written durably before the lock is released and this method returns.
+  ///
+  /// Use it for read-modify-write that must not lose another process's change, the way a
+  /// database transaction is used:
+  ///
+  /// ```swift
+  /// try await $drafts.update { $0.append(draft) }
+  /// ```
+  ///
+  /// `body` runs on a background queue with the value's lock held: keep it short, and do not use
+  /// this `Shared` inside it. When it throws, the value is left as it was and the error is
+  /// rethrown. For keys that are not files, `update` is ``withLock(_:)`` followed by ``save()``.
+  ///
+  /// - Throws: What `body` threw; ``SharedSaveError/protected(_:)`` when the stored data cannot
+  ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(key:underlying:)`` when
+  ///   the lock could not be taken or the write failed (the file is then as it was before).
+  public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
+    try await reference.update(body)
+  }
+
+  /// Runs `body` as one transaction on the stored value: the file's cross-process lock is held
+  /// throughout, the value is first refreshed from the file, and every change `body` makes
+  /// (through ``withLock(_:)``, a store's reducer, anything) is written durably before the lock
+  /// is released.
+  ///
+  /// This is for work that cannot fit in ``update(_:)``'s synchronous closure, such as sending
+  /// actions to a store:
+  ///
+  /// ```swift
+  /// try await $drafts.withTransaction {
+  ///   await store.send(.draftDiscarded(id)).finish()
+  /// }
+  /// ```
+  ///
+  /// Other processes' saves of the file wait until the transaction ends, so keep it short: no
+  /// network requests or user interaction inside. `body` runs in the caller's isolation.
+  ///
+  /// - Throws: What `body` threw (changes it made are still saved, they are in memory);
+  ///   ``SharedSaveError`` when the value could not be refreshed or written.
+  public func withTransaction<R>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+  ) async throws -> R {
+    try await reference.withTransaction(isolation: isolation, body)
+  }
+
   /// Starts over from stored data that could not be read: sets the damaged data aside (for a
   /// file, a quarantine copy beside it, named so a person can find and restore it) and saves the
   /// current value in its place.

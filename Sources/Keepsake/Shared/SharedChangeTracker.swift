@@ -40,9 +40,12 @@ package final class SharedChangeTracker: Sendable {
     let tracker = SharedChangeTracker(context: context)
     context.references.withLock { references in
       // NB: installing under the references lock orders this with reference creation, which
-      // registers new references under the same lock: none is missed or counted twice.
-      for case let reference as any SharedChangeTrackable in references.values {
-        tracker.register(reference)
+      // reads the tracker under the same lock once its reference exists: none is missed, and
+      // registering twice is harmless.
+      for slot in references.values {
+        if let reference = slot.reference.withLock({ $0 }) as? any SharedChangeTrackable {
+          tracker.register(reference)
+        }
       }
       context.changeTracking.install(tracker)
     }

@@ -22,7 +22,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
 
   private let makePreferences: @Sendable (String?) -> any PreferencesStore
   private let suites = Mutex<[String: any PreferencesStore]>([:])
-  let references = Mutex<[SharedKeyID: AnyObject]>([:])
+  let references = Mutex<[SharedKeyID: ReferenceSlot]>([:])
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
   @usableFromInline let changeTracking = SharedChangeTracking()
 

@@ -19,6 +19,10 @@ struct ConfinedFileSystem: FileSystem {
     try base.writeAtomically(data, to: confine(url))
   }
 
+  func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    try base.lockExclusively(confine(url), timeout: timeout)
+  }
+
   func identity(of url: URL) throws -> FileIdentity? { try base.identity(of: confine(url)) }
 
   func removeItem(at url: URL) throws { try base.removeItem(at: confine(url)) }

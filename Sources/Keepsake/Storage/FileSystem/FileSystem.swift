@@ -31,6 +31,17 @@ public protocol FileSystem: Sendable {
   /// someone else; keep the returned watch alive for as long as notifications are wanted.
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription?
 
+  /// Takes the exclusive lock of the file at `url`, shared with every other process and every
+  /// other storage context, waiting up to `timeout` while someone else holds it.
+  ///
+  /// The lock is taken on a lock file beside the target (`name.lock`), never on the target: an
+  /// atomic replace gives the target a new inode. Keepsake holds it across every save's
+  /// check-and-write and across transactions (DESIGN.md, rule 7).
+  ///
+  /// - Throws: ``FileSystemError``; ``FileSystemError/Reason/lockTimedOut(seconds:)`` when the
+  ///   lock stayed held for `timeout`.
+  func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock
+
   /// What identifies the current version of the file at `url` (without reading it), or `nil`
   /// when no file exists: used to tell whether someone else replaced a file.
   func identity(of url: URL) throws -> FileIdentity?
@@ -53,5 +64,14 @@ public struct FileIdentity: Hashable, Sendable {
     self.inode = inode
     self.size = size
     self.modified = modified
+  }
+}
+
+extension FileSystem {
+  /// Takes the exclusive lock of the file at `url`, waiting up to ``FileLock/defaultTimeout``.
+  ///
+  /// - Throws: ``FileSystemError``, as ``lockExclusively(_:timeout:)`` does.
+  public func lockExclusively(_ url: URL) throws -> FileLock {
+    try lockExclusively(url, timeout: FileLock.defaultTimeout)
   }
 }

@@ -19,6 +19,8 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     case ioError
     /// Fewer bytes were written than asked for.
     case shortWrite(written: Int, expected: Int)
+    /// Another process held the file's lock for the whole wait.
+    case lockTimedOut(seconds: Int)
     /// Any other `errno`.
     case posix(code: Int32)
 
@@ -29,6 +31,8 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
       case .ioError: return "an input/output error"
       case .shortWrite(let written, let expected):
         return "only \(written) of \(expected) bytes were written"
+      case .lockTimedOut(let seconds):
+        return "another process held its lock for \(seconds) seconds; nothing was written"
       case .posix(let code): return String(cString: strerror(code))
       }
     }
@@ -72,6 +76,8 @@ public enum FileOperation: String, CaseIterable, Hashable, Sendable, CustomStrin
   case createFolder
   /// Listing a folder.
   case list
+  /// Taking the exclusive cross-process lock of a file.
+  case lock
 
   var verb: String {
     switch self {
@@ -82,6 +88,7 @@ public enum FileOperation: String, CaseIterable, Hashable, Sendable, CustomStrin
     case .remove: return "remove"
     case .createFolder: return "create the folder"
     case .list: return "list"
+    case .lock: return "lock"
     }
   }
 

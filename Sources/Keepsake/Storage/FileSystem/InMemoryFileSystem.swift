@@ -28,6 +28,7 @@ public final class InMemoryFileSystem: FileSystem {
   }
 
   private let state = Mutex(State())
+  private let locks = InMemoryFileLocks()
 
   /// Creates an empty disk.
   public init() {}
@@ -143,6 +144,23 @@ public final class InMemoryFileSystem: FileSystem {
       try Self.perform(.remove, path, &state)
       state.files[path] = nil
     }
+  }
+
+  public func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    let path = Self.key(FileLock.lockFileURL(for: url))
+    // NB: the fault is consulted (and the attempt recorded) before waiting, never while the
+    // disk's state is locked: a holder on another thread must be able to finish its write.
+    try state.withLock { try Self.perform(.lock, path, &$0) }
+    guard locks.acquire(path, timeout: timeout) else {
+      throw FileSystemError(
+        .lock, path: path, reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
+    }
+    return FileLock { [locks] in locks.release(path) }
+  }
+
+  /// Whether the lock of the file at `url` is held now, by any context on this disk.
+  public func isLocked(_ url: URL) -> Bool {
+    locks.isHeld(Self.key(FileLock.lockFileURL(for: url)))
   }
 
   public func contentsOfDirectory(at url: URL) throws -> [String] {

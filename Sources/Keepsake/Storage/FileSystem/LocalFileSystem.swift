@@ -167,7 +167,7 @@ public struct LocalFileSystem: FileSystem {
     return info.st_mode & 0o7777
   }
 
-  private func createFolder(_ folder: URL) throws {
+  func createFolder(_ folder: URL) throws {
     if mkdir(folder.path, 0o777) == 0 || errno == EEXIST { return }
     guard errno == ENOENT, folder.pathComponents.count > 1 else {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A key whose stored data other processes may change at any time (a file), so that every
+/// save runs under a cross-process lock and starts by comparing the stored data with what this
+/// key last read or wrote (DESIGN.md, rule 7).
+///
+/// The reference drives the protocol (see `SharedReference+Commit.swift`); the key knows its
+/// storage: how to lock it, read it, write it and keep a conflict copy.
+protocol CoordinatedKey<Value>: SharedKey {
+  /// The file, for errors and conflict reports.
+  var url: URL { get }
+
+  /// How two changes of the value merge, when they can.
+  var merge: SharedMerge<Value>? { get }
+
+  /// Takes the exclusive cross-process lock of the stored data, waiting for other holders.
+  func lock(in context: StorageContext) throws -> FileLock
+
+  /// How the stored data differs from what this key last read or wrote; reads nothing when it
+  /// is the same.
+  ///
+  /// - Throws: ``SharedLoadError`` when the stored data changed and cannot be read.
+  func storedChange(in context: StorageContext) throws -> StoredChange<Value>
+
+  /// Records that this process now holds `identity` (adopted from outside), so the same data is
+  /// not taken for a change again.
+  func remember(_ identity: FileIdentity?)
+
+  /// Writes `value` durably and remembers it as what this key last wrote.
+  func write(_ value: Value, in context: StorageContext) throws
+
+  /// Keeps `data`, the other side of a conflict, as a conflict copy beside the stored data.
+  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> URL
+}
+
+/// How stored data differs from what a key last read or wrote.
+enum StoredChange<Value: Sendable>: Sendable {
+  /// It is what the key last read or wrote.
+  case unchanged
+  /// It was there and is gone: someone deleted it.
+  case deleted
+  /// Someone replaced it with `value`, read from `data`, whose identity is `identity`.
+  case replaced(Value, data: Data, identity: FileIdentity?)
+}

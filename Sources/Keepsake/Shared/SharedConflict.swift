@@ -1,0 +1,61 @@
+import Foundation
+
+/// What a save found when another process had changed the same stored data, and what it did so
+/// that neither side's data was lost (DESIGN.md, rule 7).
+///
+/// Observe ``Shared/lastConflict`` to tell the person using the app, for example:
+///
+/// ```swift
+/// if let conflict = $drafts.lastConflict, case .keptBoth(let copy) = conflict.resolution {
+///   showBanner("Another window changed these notes; its version is kept at \(copy.path)")
+/// }
+/// ```
+public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
+  /// How the conflict was resolved.
+  public enum Resolution: Sendable, Equatable {
+    /// Both changes were merged (see ``SharedMerge``). `overlapping` names the parts changed
+    /// on both sides, which the merge's policy decided.
+    case merged(overlapping: [String])
+    /// The value cannot merge: ours was written, and theirs was first kept at `copy`, beside
+    /// the file, where `keepsake quarantined` lists it and `keepsake restore` puts it back.
+    case keptBoth(copy: URL)
+    /// Another process deleted the stored data while this one had a change to save: ours was
+    /// written again, so the change is not lost (delete it again to drop it).
+    case deletedElsewhere
+  }
+
+  /// The key whose data was changed on both sides.
+  public var key: SharedKeyID
+  /// The file, for file keys.
+  public var url: URL?
+  /// How it was resolved.
+  public var resolution: Resolution
+
+  /// Creates a conflict report.
+  public init(key: SharedKeyID, url: URL?, resolution: Resolution) {
+    self.key = key
+    self.url = url
+    self.resolution = resolution
+  }
+
+  public var description: String {
+    let what = url.map { "The file \($0.path)" } ?? "The stored value of \(key)"
+    switch resolution {
+    case .merged(let overlapping) where overlapping.isEmpty:
+      return "\(what) was changed by another process; both changes were merged."
+    case .merged(let overlapping):
+      return
+        "\(what) was changed by another process; both changes were merged, and "
+        + "\(overlapping.count) part(s) changed on both sides kept one side's version "
+        + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : ""))."
+    case .keptBoth(let copy):
+      return
+        "\(what) was changed by another process and the two versions cannot be merged: this "
+        + "process's version was saved, and the other one was kept as \(copy.path)."
+    case .deletedElsewhere:
+      return
+        "\(what) was deleted by another process while this one had unsaved changes; they "
+        + "were saved again so nothing is lost."
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+extension LocalFileSystem {
+  /// Takes an exclusive `flock` on the lock file beside `url` (creating the file and its
+  /// folder if needed), waiting up to `timeout` for other processes to release it.
+  ///
+  /// `flock` locks belong to the open file description, so two locks taken in one process (two
+  /// storage contexts, say) also exclude each other, exactly as two processes do.
+  ///
+  /// - Throws: ``FileSystemError`` with ``FileSystemError/Reason/lockTimedOut(seconds:)`` when
+  ///   the lock stayed held by someone else for `timeout`, or the reason the lock file could not
+  ///   be opened.
+  public func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    let target = url.resolvingSymlinksInPath()
+    try createFolder(target.deletingLastPathComponent())
+    let path = FileLock.lockFileURL(for: target).path
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
+    }
+    // NB: a non-blocking attempt with a short, growing pause, rather than a blocking `flock`,
+    // so a stuck holder gives an error after `timeout` instead of hanging the saver forever.
+    let deadline = ContinuousClock.now + timeout
+    var pause: UInt32 = 50
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      if code == EINTR { continue }
+      guard code == EWOULDBLOCK || code == EAGAIN else {
+        close(fd)
+        throw FileSystemError(.lock, path: path, reason: .init(errno: code))
+      }
+      if ContinuousClock.now >= deadline {
+        close(fd)
+        throw FileSystemError(
+          .lock, path: path, reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
+      }
+      usleep(pause)
+      pause = min(pause * 2, 2_000)
+    }
+    return FileLock {
+      flock(fd, LOCK_UN)
+      close(fd)
+    }
+  }
+}

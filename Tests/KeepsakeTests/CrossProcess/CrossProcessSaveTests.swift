@@ -1,0 +1,166 @@
+import Foundation
+import Keepsake
+import Testing
+
+@Suite("Two processes saving one file")
+struct CrossProcessSaveTests {
+  let url = URL(fileURLWithPath: "/Users/someone/Library/notes.json")
+  let settingsURL = URL(fileURLWithPath: "/Users/someone/Library/settings.json")
+
+  @Test("Inserts made by two processes from the same start are both kept")
+  func bothInsertsKept() async throws {
+    let world = TwoContexts()
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    a.withLock { $0.append(Note(id: 1, text: "from A")) }
+    b.withLock { $0.append(Note(id: 2, text: "from B")) }
+    try await a.save()
+    try await b.save()
+    let stored = try #require(try world.stored([Note].self, at: url))
+    #expect(Set(stored.map(\.id)) == [1, 2])
+    #expect(Set(b.wrappedValue.map(\.id)) == [1, 2], "the merged value is the value in memory")
+    await a.flush()
+    #expect(Set(a.wrappedValue.map(\.id)) == [1, 2], "A takes in B's merged save")
+    let conflict = try #require(b.lastConflict)
+    #expect(conflict.resolution == .merged(overlapping: []))
+    #expect(conflict.url == url)
+  }
+
+  @Test("A pending change meets an outside change as soon as it is seen, and both are kept")
+  func pendingChangeMergesOnOutsideChange() async throws {
+    let world = TwoContexts()
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    let b = world.inSecond(.fileStorage(url), default: [Note]())
+    a.withLock { $0.append(Note(id: 1, text: "pending in A")) }
+    b.withLock { $0.append(Note(id: 2, text: "saved by B")) }
+    try await b.save()
+    // A's watcher was told during B's write; its reload is queued before this flush.
+    await a.flush()
+    #expect(Set(a.wrappedValue.map(\.id)) == [1, 2])
+    let stored = try #require(try world.stored([Note].self, at: url))
+    #expect(Set(stored.map(\.id)) == [1, 2], "nothing B saved was written over")
+  }
+
+  @Test("An element changed by both processes keeps ours by default, and is reported")
+  func bothChangedKeepsOurs() async throws {
+    let world = TwoContexts()
+    try world.disk.writeAtomically(
+      try JSONEncoder().encode([Note(id: 1, text: "original"), Note(id: 2, text: "two")]),
+      to: url)
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    a.withLock { $0[0].text = "A's edit" }
+    b.withLock {
+      $0[0].text = "B's edit"
+      $0.removeLast()
+    }
+    try await b.save()
+    try await a.save()
+    let stored = try #require(try world.stored([Note].self, at: url))
+    #expect(stored == [Note(id: 1, text: "A's edit")], "B's deletion of 2 is kept too")
+    #expect(a.lastConflict?.resolution == .merged(overlapping: ["1"]))
+  }
+
+  @Test("A merge declared on the key can prefer their version")
+  func declaredMergePrefersTheirs() async throws {
+    let world = TwoContexts()
+    try world.disk.writeAtomically(
+      try JSONEncoder().encode([Note(id: 1, text: "original")]), to: url)
+    let key = FileStorageKey<[Note]>.fileStorage(
+      url, saveInterval: .seconds(60), merge: .byID(preferring: .theirs))
+    let a = world.inFirst(key, default: [])
+    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    a.withLock { $0[0].text = "A's edit" }
+    b.withLock { $0[0].text = "B's edit" }
+    try await b.save()
+    try await a.save()
+    #expect(try world.stored([Note].self, at: url) == [Note(id: 1, text: "B's edit")])
+    #expect(a.wrappedValue == [Note(id: 1, text: "B's edit")])
+  }
+
+  @Test("A value that cannot merge keeps both: ours in the file, theirs in a conflict copy")
+  func unmergeableKeepsBoth() async throws {
+    let world = TwoContexts()
+    let start = Settings(theme: "light", fontSize: 12)
+    let a = world.inFirst(.fileStorage(settingsURL, saveInterval: .seconds(60)), default: start)
+    let b = world.inSecond(.fileStorage(settingsURL, saveInterval: .seconds(60)), default: start)
+    a.withLock { $0.theme = "dark" }
+    b.withLock { $0.fontSize = 18 }
+    try await b.save()
+    try await a.save()
+
+    #expect(
+      try world.stored(Settings.self, at: settingsURL) == Settings(theme: "dark", fontSize: 12))
+    let conflict = try #require(a.lastConflict)
+    guard case .keptBoth(let copy) = conflict.resolution else {
+      Issue.record("expected both versions kept, got \(conflict.resolution)")
+      return
+    }
+    #expect(copy.deletingLastPathComponent() == settingsURL.deletingLastPathComponent())
+    #expect(Quarantine.isCopy(named: copy.lastPathComponent))
+    #expect(Quarantine.originalURL(of: copy) == settingsURL)
+    let theirs = try JSONDecoder().decode(
+      Settings.self, from: try #require(try world.disk.contents(of: copy)))
+    #expect(theirs == Settings(theme: "light", fontSize: 18), "their version, whole")
+    #expect(String(describing: conflict).contains(copy.path))
+    #expect(String(describing: conflict).contains(settingsURL.path))
+  }
+
+  @Test("Two conflicts in the same second keep two conflict copies")
+  func twoConflictCopies() async throws {
+    let world = TwoContexts()
+    let start = Settings(theme: "light", fontSize: 12)
+    let a = world.inFirst(.fileStorage(settingsURL, saveInterval: .seconds(60)), default: start)
+    let b = world.inSecond(.fileStorage(settingsURL, saveInterval: .seconds(60)), default: start)
+    var copies: Set<URL> = []
+    for round in 1...2 {
+      a.withLock { $0.theme = "theme \(round)" }
+      b.withLock { $0.fontSize = 12 + round }
+      try await b.save()
+      try await a.save()
+      if case .keptBoth(let copy) = a.lastConflict?.resolution { copies.insert(copy) }
+      await b.flush()
+    }
+    #expect(copies.count == 2)
+  }
+
+  @Test("A file deleted by another process returns the value to its default")
+  func outsideDeleteWithNothingPending() async throws {
+    let world = TwoContexts()
+    try world.disk.writeAtomically(try JSONEncoder().encode([Note(id: 1, text: "one")]), to: url)
+    let a = world.inFirst(.fileStorage(url), default: [Note(id: 0, text: "default")])
+    #expect(a.wrappedValue == [Note(id: 1, text: "one")])
+    world.disk.setContents(nil, at: url)
+    await a.flush()
+    #expect(a.wrappedValue == [Note(id: 0, text: "default")])
+    #expect(try world.disk.contents(of: url) == nil, "nothing is written back")
+  }
+
+  @Test("A file deleted while a change is pending is written again, and the app is told")
+  func outsideDeleteWithPendingChange() async throws {
+    let world = TwoContexts()
+    try world.disk.writeAtomically(try JSONEncoder().encode([Note(id: 1, text: "one")]), to: url)
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    a.withLock { $0.append(Note(id: 2, text: "pending")) }
+    world.disk.setContents(nil, at: url)
+    await a.flush()
+    #expect(try world.stored([Note].self, at: url)?.map(\.id) == [1, 2])
+    #expect(a.lastConflict?.resolution == .deletedElsewhere)
+  }
+
+  @Test("A save that finds the file replaced by an unreadable one protects it")
+  func replacedByUnreadableIsProtected() async throws {
+    let world = TwoContexts()
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    a.withLock { $0.append(Note(id: 1, text: "pending")) }
+    let newer = Data(#"{"version": 99, "content": {}}"#.utf8)
+    world.disk.setContents(newer, at: url, notifyingWatchers: false)
+    await #expect(throws: SharedSaveError.self) { try await a.save() }
+    guard case .protected? = a.saveError else {
+      Issue.record("expected a protected save error, got \(String(describing: a.saveError))")
+      return
+    }
+    #expect(a.loadError != nil)
+    #expect(try world.disk.contents(of: url) == newer)
+  }
+}
