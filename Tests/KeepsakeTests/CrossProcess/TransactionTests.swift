@@ -35,7 +35,12 @@ struct TransactionTests {
       }
     }
     // Wait until A has asked for the lock (the attempt is recorded before it waits).
+    let deadline = ContinuousClock.now + .seconds(10)
     while world.disk.operations.filter({ $0.operation == .lock }).count == locksBefore {
+      if ContinuousClock.now > deadline {
+        Issue.record("the transaction never asked for the file's lock")
+        break
+      }
       await Task.yield()
     }
     // The other process writes and lets go; A must see its write.
