@@ -29,9 +29,9 @@ final class CountingFileSystem: FileSystem {
     }
   }
 
-  func contents(of url: URL) throws -> Data? {
+  func contents(of url: URL, maximumSize: Int) throws -> Data? {
     note()
-    return try base.contents(of: url)
+    return try base.contents(of: url, maximumSize: maximumSize)
   }
 
   func writeAtomically(_ data: Data, to url: URL) throws {

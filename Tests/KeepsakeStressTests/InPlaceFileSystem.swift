@@ -15,7 +15,9 @@ struct InPlaceFileSystem: FileSystem {
     }
   }
 
-  func contents(of url: URL) throws -> Data? { try disk.contents(of: url) }
+  func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    try disk.contents(of: url, maximumSize: maximumSize)
+  }
   func removeItem(at url: URL) throws { try disk.removeItem(at: url) }
   func contentsOfDirectory(at url: URL) throws -> [String] {
     try disk.contentsOfDirectory(at: url)

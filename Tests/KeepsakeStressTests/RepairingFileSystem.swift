@@ -7,8 +7,8 @@ import Keepsake
 struct RepairingFileSystem: FileSystem {
   let disk: InMemoryFileSystem
 
-  func contents(of url: URL) throws -> Data? {
-    let data = try disk.contents(of: url)
+  func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    let data = try disk.contents(of: url, maximumSize: maximumSize)
     if let data, (try? DraftsFormat.decode(data)) == nil {
       disk.setContents(Data("[]".utf8), at: url, notifyingWatchers: false)
     }

@@ -10,6 +10,7 @@ import KeepsakeStress
 //   reader <file>
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
+//   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -177,6 +178,14 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     let json = (try? JSONEncoder().encode(result)).map { String(decoding: $0, as: UTF8.self) }
     StandardOutput.write("result \(json ?? "{}")")
     return 0
+  case "bad-file":
+    try arguments.rejectUnknown(["--kind"])
+    let kinds = BadFileCase.allCases.map(\.rawValue).joined(separator: "|")
+    guard let kind = arguments.options["--kind"].flatMap(BadFileCase.init(rawValue:)) else {
+      throw UsageError("bad-file needs --kind \(kinds)")
+    }
+    StandardOutput.write("result \(await kind.load(try arguments.file()))")
+    return 0
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")
   }
@@ -189,7 +198,9 @@ do {
     print(usage)
     status = 0
   } else if let mode = arguments.positional.first,
-    ["writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer"].contains(mode)
+    [
+      "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
+    ].contains(mode)
   {
     status = try await runChild(arguments)
   } else {

@@ -12,6 +12,10 @@ import Keepsake
 /// With an executable, batches run in child processes (`keepsake-stress fuzz-batch`): a batch
 /// that dies is split until the single crashing case is found, which is counted, saved to a
 /// file and reported, and the campaign goes on.
+///
+/// Then each ``BadFileCase`` (a FIFO, a device link, a folder, a file over a small limit, a link
+/// loop) is loaded from the real disk (DESIGN.md rule 8); with an executable each runs in a
+/// child killed at a deadline, so a hang is counted too.
 public struct CorruptionFuzzCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
@@ -54,6 +58,7 @@ public struct CorruptionFuzzCampaign: Sendable {
         total.add(await batch.run())
       }
     }
+    let badFiles = await BadFileBatch.run(executable: configuration.executable)
     return CampaignReport(
       campaign: "fuzz",
       settings: "seed \(configuration.seed), \(configuration.cases) cases",
@@ -63,8 +68,14 @@ public struct CorruptionFuzzCampaign: Sendable {
         .init("refused with loadError", total.refused),
         .init("crashes", crashes.count, isLoss: true),
         .init("damaged files modified", total.modified, isLoss: true),
+        .init("bad files (FIFO, device, folder, oversized, link loop)", badFiles.cases),
+        .init("bad files refused at once", badFiles.refused),
+        .init("bad files hung", badFiles.hangs, isLoss: true),
+        .init("bad files crashed", badFiles.crashes, isLoss: true),
+        .init("bad files modified", badFiles.modified, isLoss: true),
       ],
-      failures: crashes + total.failures, seconds: started.duration(to: .now).seconds)
+      failures: crashes + total.failures + badFiles.failures,
+      seconds: started.duration(to: .now).seconds)
   }
 
   /// Runs `range` in a child; when the child dies, splits the range to find the crashing cases.

@@ -13,7 +13,9 @@ struct ConfinedFileSystem: FileSystem {
     return root.appendingPathComponent(String(path.drop(while: { $0 == "/" })))
   }
 
-  func contents(of url: URL) throws -> Data? { try base.contents(of: confine(url)) }
+  func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    try base.contents(of: confine(url), maximumSize: maximumSize)
+  }
 
   func writeAtomically(_ data: Data, to url: URL) throws {
     try base.writeAtomically(data, to: confine(url))

@@ -6,11 +6,23 @@ import Foundation
 /// durable writes) and ``InMemoryFileSystem`` (a disk in memory, exclusive to one test, that can
 /// inject faults into each operation). Every method may be called from any thread.
 public protocol FileSystem: Sendable {
-  /// Reads a whole file.
+  /// Reads a whole file, refusing anything that is not a regular file of at most
+  /// `maximumSize` bytes.
   ///
+  /// Data safety (DESIGN.md, rule 8): a FIFO, a device, a socket or a directory at `url`, a
+  /// loop of symbolic links, or a file larger than `maximumSize` is refused at once, without
+  /// blocking and without reading it whole, and is left as it is. A file that grows past the
+  /// limit while it is read is refused too; at most `maximumSize + 1` bytes are ever held.
+  ///
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - maximumSize: The largest file accepted, in bytes; must not be negative.
   /// - Returns: The file's bytes, or `nil` when no file exists at `url`.
-  /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
-  func contents(of url: URL) throws -> Data?
+  /// - Throws: ``FileSystemError`` when the file exists but cannot be read, with
+  ///   ``FileSystemError/Reason/notARegularFile(kind:)``,
+  ///   ``FileSystemError/Reason/tooLarge(size:limit:)`` or
+  ///   ``FileSystemError/Reason/linkLoop`` for the files above.
+  func contents(of url: URL, maximumSize: Int) throws -> Data?
 
   /// Replaces the file at `url` with `data`, atomically and durably.
   ///
@@ -44,7 +56,23 @@ public protocol FileSystem: Sendable {
 
   /// What identifies the current version of the file at `url` (without reading it), or `nil`
   /// when no file exists: used to tell whether someone else replaced a file.
+  ///
+  /// - Throws: ``FileSystemError`` when the path cannot be examined, with
+  ///   ``FileSystemError/Reason/linkLoop`` when it is a loop of symbolic links.
   func identity(of url: URL) throws -> FileIdentity?
+}
+
+extension FileSystem {
+  /// Reads a whole file of at most ``FileSystemLimits/defaultMaximumFileSize`` bytes.
+  ///
+  /// The same as ``contents(of:maximumSize:)`` with the default limit: a FIFO, a device, a
+  /// socket, a directory, a link loop or an oversized file is refused at once and left as it is.
+  ///
+  /// - Returns: The file's bytes, or `nil` when no file exists at `url`.
+  /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
+  public func contents(of url: URL) throws -> Data? {
+    try contents(of: url, maximumSize: FileSystemLimits.defaultMaximumFileSize)
+  }
 }
 
 /// Identifies one version of a file: its inode, size and modification time.

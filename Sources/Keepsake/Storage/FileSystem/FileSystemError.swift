@@ -23,6 +23,20 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     case lockTimedOut(seconds: Int)
     /// Any other `errno`.
     case posix(code: Int32)
+    /// The path names something other than a regular file, which is refused without reading
+    /// it (DESIGN.md, rule 8).
+    ///
+    /// `kind` says what was found, as an indefinite noun: "a FIFO", "a character device",
+    /// "a block device", "a socket", "a directory" or "a special file".
+    case notARegularFile(kind: String)
+    /// The file is larger than the limit it was read with, in bytes; it was refused without
+    /// being read whole (DESIGN.md, rule 8).
+    ///
+    /// For a file that grew past the limit while it was read, `size` is its size when that was
+    /// noticed.
+    case tooLarge(size: Int64, limit: Int)
+    /// The path is a loop of symbolic links (`ELOOP`): following them never reaches a file.
+    case linkLoop
 
     public var description: String {
       switch self {
@@ -34,7 +48,29 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
       case .lockTimedOut(let seconds):
         return "another process held its lock for \(seconds) seconds; nothing was written"
       case .posix(let code): return String(cString: strerror(code))
+      // NB: "untouched" tells `SharedLoadError` not to say it a second time.
+      case .notARegularFile(let kind):
+        return
+          "it is \(kind), not a regular file, so it was not read and was left untouched; "
+          + "remove it or point the key at a file"
+      case .tooLarge(let size, let limit):
+        return
+          "the file is \(Self.bytes(size)), more than the limit of \(Self.bytes(Int64(limit))), "
+          + "so it was not read and was left untouched; move it aside or raise the limit"
+      case .linkLoop:
+        return
+          "the path is a loop of symbolic links that never reaches a file, so nothing was read "
+          + "and the links were left untouched; fix or remove one of them"
       }
+    }
+
+    /// A byte count, with its size in MiB when that is easier to read.
+    private static func bytes(_ count: Int64) -> String {
+      let mebibyte: Int64 = 1024 * 1024
+      guard count >= mebibyte else { return "\(count) bytes" }
+      // Computed in two parts so no count can overflow.
+      let tenths = count / mebibyte * 10 + count % mebibyte * 10 / mebibyte
+      return "\(count) bytes (\(tenths / 10).\(tenths % 10) MiB)"
     }
 
     /// Maps an `errno` value to a reason.
@@ -43,6 +79,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
       case ENOSPC, EDQUOT: self = .diskFull
       case EACCES, EPERM, EROFS: self = .permissionDenied
       case EIO: self = .ioError
+      case ELOOP: self = .linkLoop
       default: self = .posix(code: code)
       }
     }

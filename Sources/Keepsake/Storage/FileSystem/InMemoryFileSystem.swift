@@ -86,10 +86,16 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
-  public func contents(of url: URL) throws -> Data? {
+  public func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = Self.key(url)
     return try state.withLock { state in
       guard let data = state.files[path] else { return nil }
+      // Refused by its size before it is read, as the real disk does (rule 8).
+      if data.count > maximumSize {
+        throw Self.record(
+          .read, path, .tooLarge(size: Int64(data.count), limit: maximumSize), &state)
+      }
       try Self.perform(.read, path, &state)
       return data
     }

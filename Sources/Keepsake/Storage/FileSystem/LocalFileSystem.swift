@@ -14,31 +14,58 @@ import Foundation
 /// the rename may not survive a power loss), resets a `0600` file to `0644`, and replaces a
 /// symbolic link with a regular file. This writer keeps the file's permissions and writes through
 /// a link to its target.
+///
+/// Reading refuses at once what it must not read (rule 8): a FIFO, a device, a socket or a
+/// directory is found by `fstat` on a descriptor opened without blocking, before a byte is read;
+/// a file over the size limit is refused by its size, and one that grows past it while being
+/// read by the byte over the limit. A loop of symbolic links is refused by reads and writes
+/// alike. All of them are left as they are.
 public struct LocalFileSystem: FileSystem {
   /// Creates the real file system.
   public init() {}
 
-  public func contents(of url: URL) throws -> Data? {
+  public func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = url.path
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // NB: rule 8. O_NONBLOCK so opening a FIFO that has no writer returns at once instead of
+    // waiting for one; O_NOCTTY so a terminal at the path never becomes the controlling one.
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
     if fd < 0 {
-      if errno == ENOENT { return nil }
-      throw FileSystemError(.read, path: path, reason: .init(errno: errno))
+      let code = errno
+      if code == ENOENT { return nil }
+      // A socket cannot be opened at all (ENXIO, "no such device"): say what is there instead.
+      if code == ENXIO, let kind = Self.specialKind(atPath: path) {
+        throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
+      }
+      throw FileSystemError(.read, path: path, reason: .init(errno: code))
     }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
       throw FileSystemError(.read, path: path, reason: .init(errno: errno))
     }
-    if (info.st_mode & S_IFMT) == S_IFDIR {
-      throw FileSystemError(.read, path: path, reason: .posix(code: EISDIR))
+    // Checked on the open descriptor, not the path, so nothing swapped in between is read.
+    if let kind = Self.kind(of: info.st_mode) {
+      throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
     }
+    if info.st_size > Int64(maximumSize) {
+      throw FileSystemError(
+        .read, path: path, reason: .tooLarge(size: Int64(info.st_size), limit: maximumSize))
+    }
+    // A regular file never blocks anyway; plain blocking reads say what the loop below expects.
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     // One byte more than the size, so reading an unchanged file ends without growing the
-    // buffer; the size can still change while reading (another process writing in place).
-    var data = Data(count: max(Int(info.st_size), 0) + 1)
+    // buffer; the size can still change while reading (another process writing in place), and
+    // the byte over the limit is what proves a file grew too large. The buffer never holds more
+    // than `maximumSize + 1` bytes.
+    let ceiling = maximumSize == Int.max ? Int.max : maximumSize + 1
+    var data = Data(count: Int(max(info.st_size, 0)) + 1)
     var total = 0
     while true {
-      if total == data.count { data.count += max(4096, data.count / 2) }
+      if total == data.count {
+        data.count += min(ceiling - data.count, max(4096, data.count / 2))
+      }
       let count = data.withUnsafeMutableBytes { buffer -> Int in
         guard let base = buffer.baseAddress else { return 0 }
         return read(fd, base + total, buffer.count - total)
@@ -49,6 +76,11 @@ public struct LocalFileSystem: FileSystem {
       }
       if count == 0 { break }
       total += count
+      if total > maximumSize {
+        var now = stat()
+        let size = fstat(fd, &now) == 0 ? max(Int64(now.st_size), Int64(total)) : Int64(total)
+        throw FileSystemError(.read, path: path, reason: .tooLarge(size: size, limit: maximumSize))
+      }
     }
     data.count = total
     return data
@@ -60,7 +92,7 @@ public struct LocalFileSystem: FileSystem {
     let folder = target.deletingLastPathComponent()
     try createFolder(folder)
     let temporary = folder.appendingPathComponent(TemporaryFile.name(for: target.lastPathComponent))
-    let existingMode = fileMode(target.path)
+    let existingMode = try fileMode(target.path)
 
     let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
@@ -161,10 +193,39 @@ public struct LocalFileSystem: FileSystem {
     return fsync(fd)
   }
 
-  private func fileMode(_ path: String) -> mode_t? {
+  /// The permissions of the file at `path`, or `nil` when there is none yet.
+  ///
+  /// - Throws: ``FileSystemError/Reason/linkLoop`` for a loop of symbolic links, which
+  ///   `resolvingSymlinksInPath()` returns unresolved: renaming over it would replace a link
+  ///   the user made (rule 8).
+  private func fileMode(_ path: String) throws -> mode_t? {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      if errno == ELOOP { throw FileSystemError(.write, path: path, reason: .linkLoop) }
+      return nil
+    }
+    return info.st_mode & 0o7777
+  }
+
+  /// What kind of file `mode` describes, as an indefinite noun, or `nil` for a regular file.
+  private static func kind(of mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "a special file"
+    }
+  }
+
+  /// What kind of special file is at `path`, or `nil` when it is a regular file or cannot be
+  /// examined.
+  private static func specialKind(atPath path: String) -> String? {
     var info = stat()
     guard stat(path, &info) == 0 else { return nil }
-    return info.st_mode & 0o7777
+    return kind(of: info.st_mode)
   }
 
   func createFolder(_ folder: URL) throws {
