@@ -14,14 +14,15 @@ extension SharedKey {
   /// ``Shared/loadError`` to a ``SharedLoadError`` wrapping the ``FormatError``, and the file is
   /// never written over (DESIGN.md, rules 1 and 2).
   ///
-  /// A pending change merges with another process's change of the file as `merge` says; by
+  /// A file larger than `maximumFileSize` is refused unread (rule 8). A pending change merges with another process's change of the file as `merge` says; by
   /// default ``SharedMergeable`` values merge and others keep both versions (DESIGN.md, rule 7).
   public static func fileStorage<Format: VersionedFormat>(
     _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500),
+    maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
     merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval, merge: merge,
+      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize, merge: merge,
       decode: { data in try Format.decode(data) },
       encode: { value in try Format.encode(value) })
   }

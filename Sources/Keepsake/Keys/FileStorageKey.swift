@@ -21,6 +21,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
+  /// The largest file the key reads; a larger one is refused unread (DESIGN.md, rule 8).
+  public let maximumFileSize: Int
   /// How a pending change merges with another process's change of the file, if it can.
   let merge: SharedMerge<Value>?
   /// What this key last read or wrote, to tell its own writes from someone else's.
@@ -31,6 +33,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
+  ///   - maximumFileSize: The largest file the key reads. A larger one sets ``Shared/loadError``
+  ///     naming its size and the limit, is not read, and is left as it is.
   ///   - merge: How a pending change merges with another process's change of the file. By
   ///     default, values that conform to ``SharedMergeable`` merge (arrays of `Identifiable`
   ///     elements and dictionaries do); other values keep both versions (see
@@ -40,12 +44,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public init(
     url: URL,
     saveInterval: Duration = .milliseconds(500),
+    maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
     merge: SharedMerge<Value>? = nil,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
     self.interval = saveInterval
+    self.maximumFileSize = maximumFileSize
     self.merge = merge ?? SharedMerge.conformance(of: Value.self)
     self.decode = decode
     self.encode = encode
@@ -57,7 +63,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public func load(in context: StorageContext) throws -> Value? {
     let fileSystem = context.fileSystem
     let identity = try wrap { try fileSystem.identity(of: url) }
-    guard let data = try wrap({ try fileSystem.contents(of: url) }) else {
+    guard let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
+    else {
       known.set(nil)
       return nil
     }
@@ -94,7 +101,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
     let fileSystem = context.fileSystem
-    guard let data = try fileSystem.contents(of: url) else { return nil }
+    guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize) else {
+      return nil
+    }
     let quarantine = try copyURL(marker: Quarantine.marker, in: context)
     try fileSystem.writeAtomically(data, to: quarantine)
     // The damaged bytes are safe; the file may now be replaced.
@@ -137,7 +146,9 @@ extension FileStorageKey: CoordinatedKey {
     let identity = try wrap { try fileSystem.identity(of: url) }
     let last = known.get()
     if identity == last { return .unchanged }
-    guard identity != nil, let data = try wrap({ try fileSystem.contents(of: url) }) else {
+    guard identity != nil,
+      let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
+    else {
       return last == nil ? .unchanged : .deleted
     }
     return .replaced(try decodeFile(data), data: data, identity: identity)
@@ -154,7 +165,7 @@ extension FileStorageKey: CoordinatedKey {
       // NB: a write can fail after its rename (flushing the folder): the file then holds our
       // bytes, and must not be taken for another process's change by the next save.
       if let identity = try? fileSystem.identity(of: url),
-        (try? fileSystem.contents(of: url)) == data
+        (try? fileSystem.contents(of: url, maximumSize: data.count)) == data
       {
         known.set(identity)
       }
@@ -204,13 +215,16 @@ extension SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
+  ///   - maximumFileSize: The largest file the key reads; a larger one is refused unread.
   ///   - merge: How a pending change merges with another process's change of the file; by
   ///     default ``SharedMergeable`` values merge and others keep both versions.
   public static func fileStorage<Value: Codable & Sendable>(
-    _ url: URL, saveInterval: Duration = .milliseconds(500), merge: SharedMerge<Value>? = nil
+    _ url: URL, saveInterval: Duration = .milliseconds(500),
+    maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
+    merge: SharedMerge<Value>? = nil
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval, merge: merge,
+      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize, merge: merge,
       decode: { try JSONInput.decode(Value.self, from: $0) },
       encode: { value in
         let encoder = JSONEncoder()

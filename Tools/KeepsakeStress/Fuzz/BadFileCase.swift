@@ -68,12 +68,13 @@ public enum BadFileCase: String, CaseIterable, Sendable {
   /// - Returns: `refused` when the key reported a load error naming the problem and refused the
   ///   save, or what happened instead.
   public func load(_ url: URL) async -> String {
-    let fileSystem: any FileSystem = limit.map { LimitedFileSystem(limit: $0) } ?? LocalFileSystem()
     let context = StorageContext(
-      name: "bad file \(rawValue)", fileSystem: fileSystem, isEphemeral: false
+      name: "bad file \(rawValue)", fileSystem: LocalFileSystem(), isEphemeral: false
     ) { _ in EphemeralPreferences() }
+    let maximum = limit ?? FileSystemLimits.defaultMaximumFileSize
     return await StorageContext.withValue(context) {
-      @Shared(.fileStorage(url, format: DraftsFormat.self)) var drafts: [Draft] = []
+      @Shared(.fileStorage(url, format: DraftsFormat.self, maximumFileSize: maximum))
+      var drafts: [Draft] = []
       guard let loadError = $drafts.loadError else { return "loaded without error" }
       $drafts.withLock { $0.append(Draft(body: "Escrito junto a un archivo raro")) }
       await $drafts.flush()
