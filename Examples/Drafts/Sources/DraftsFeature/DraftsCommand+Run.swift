@@ -6,9 +6,13 @@ extension DraftsCommand {
   /// Runs the command through the ``Inbox`` feature and returns what it prints.
   ///
   /// The command is sent to a `Store` of the inbox, whose drafts are the `@Shared` drafts stored
-  /// at ``storeURL`` in the current storage context; a change is then saved durably before the
-  /// command returns. An unreadable store (damaged, or written by a newer version) fails every
-  /// command that reads it, and is never modified.
+  /// at ``storeURL`` in the current storage context. Every command that changes the drafts runs
+  /// as one cross-process transaction: under the file's lock, the drafts are first refreshed
+  /// from the file, the command runs on them (an ID prefix is resolved against the freshest
+  /// drafts), and the result is written durably before the lock is released. So any number of
+  /// `drafts` programs run at once against one store lose nothing, and a command's "Added" is
+  /// only printed once the draft is on disk. An unreadable store (damaged, or written by a newer
+  /// version) fails every command that reads it, and is never modified.
   ///
   /// - Throws: ``DraftsError`` with a one-line message.
   @MainActor
@@ -24,36 +28,46 @@ extension DraftsCommand {
       throw DraftsError(
         "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
     }
-    let output: String
+    if case .list(let json) = action {
+      return json ? try Self.json(drafts.wrappedValue) : Self.table(drafts.wrappedValue)
+    }
+    do {
+      return try await drafts.withTransaction { () async throws -> String in
+        try await change(store, drafts: drafts.wrappedValue)
+      }
+    } catch let error as DraftsError {
+      throw error
+    } catch {
+      throw DraftsError(String(describing: error))
+    }
+  }
+
+  /// Sends the command's action to the store, inside the transaction, and says what it did.
+  @MainActor
+  private func change(
+    _ store: Store<Inbox.State, Inbox.Action>, drafts: [Draft]
+  ) async throws(DraftsError) -> String {
     switch action {
     case .add(let text):
       let id = UUID()
       await store.send(.add(id: id, text: text)).finish()
-      output = "Added \(Self.shortID(id))."
-    case .list(let json):
-      return json ? try Self.json(drafts.wrappedValue) : Self.table(drafts.wrappedValue)
+      return "Added \(Self.shortID(id))."
     case .edit(let prefix, let text):
-      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
+      let id = try Self.resolve(prefix, in: drafts)
       await store.send(.edit(id, text: text)).finish()
-      output = "Edited \(Self.shortID(id))."
+      return "Edited \(Self.shortID(id))."
     case .pin(let prefix), .unpin(let prefix):
-      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
+      let id = try Self.resolve(prefix, in: drafts)
       let pinned = action == .pin(id: prefix)
       await store.send(.setPinned(id, pinned)).finish()
-      output = "\(pinned ? "Pinned" : "Unpinned") \(Self.shortID(id))."
+      return "\(pinned ? "Pinned" : "Unpinned") \(Self.shortID(id))."
     case .discard(let prefix):
-      let id = try Self.resolve(prefix, in: drafts.wrappedValue)
+      let id = try Self.resolve(prefix, in: drafts)
       await store.send(.draftDiscarded(id)).finish()
-      output = "Discarded \(Self.shortID(id))."
-    case .help, .path:
+      return "Discarded \(Self.shortID(id))."
+    case .list, .help, .path:
       return ""
     }
-    do {
-      try await drafts.save()
-    } catch {
-      throw DraftsError(String(describing: error))
-    }
-    return output
   }
 
   // MARK: - Helpers
