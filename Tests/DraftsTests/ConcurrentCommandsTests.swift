@@ -26,11 +26,13 @@ struct ConcurrentCommandsTests {
       + seeded.prefix(4).map { ["pin", String($0.id.uuidString.prefix(8))] }
     let runs = Runs(count: commands.count)
     DispatchQueue.concurrentPerform(iterations: commands.count) { index in
-      runs.set(index, try? DraftsProcess.run(["--store", store.path] + commands[index], home: folder))
+      runs.set(
+        index, try? DraftsProcess.run(["--store", store.path] + commands[index], home: folder))
     }
 
     for (index, run) in runs.all.enumerated() {
-      #expect(run?.exitCode == 0, "drafts \(commands[index]): \(run?.standardError ?? "did not run")")
+      #expect(
+        run?.exitCode == 0, "drafts \(commands[index]): \(run?.standardError ?? "did not run")")
     }
     let drafts = try DraftsFormat.decode(Data(contentsOf: store))
     #expect(drafts.count == 24)

@@ -170,20 +170,8 @@ public final class FilePreferences: PreferencesStore {
   }
 
   private func withFileLock<T>(_ body: () throws -> T) throws -> T {
-    let folder = url.deletingLastPathComponent()
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let lockPath = url.path + ".lock"
-    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-      throw FileSystemError(.write, path: lockPath, reason: .init(errno: errno))
-    }
-    defer { close(fd) }
-    while flock(fd, LOCK_EX) != 0 {
-      guard errno == EINTR else {
-        throw FileSystemError(.write, path: lockPath, reason: .init(errno: errno))
-      }
-    }
-    defer { flock(fd, LOCK_UN) }
+    let lock = try fileSystem.lockExclusively(url)
+    defer { lock.release() }
     return try body()
   }
 }
