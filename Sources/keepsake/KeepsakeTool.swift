@@ -98,6 +98,10 @@ struct KeepsakeTool {
     let bytes = try read(quarantine)
     var kept: URL?
     do {
+      // NB: under the file's lock, like every Keepsake save, so a running app's save cannot
+      // interleave; the app then sees the restore as an outside change (DESIGN.md, rule 7).
+      let lock = try fileSystem.lockExclusively(original)
+      defer { lock.release() }
       if let current = try fileSystem.contents(of: original) {
         let names = Set(
           try fileSystem.contentsOfDirectory(at: original.deletingLastPathComponent()))

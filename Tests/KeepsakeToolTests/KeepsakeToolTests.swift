@@ -87,4 +87,21 @@ struct KeepsakeToolTests {
     #expect(kept.count == 1)
     #expect(kept.first?.value == current)
   }
+
+  @Test("Conflict copies are listed and restored like quarantine copies, under the file's lock")
+  func conflictCopies() throws {
+    disk.setContents(Data("ours".utf8), at: file)
+    let copy = folder.appendingPathComponent("drafts.conflict-20261201T090000Z.json")
+    disk.setContents(Data("theirs".utf8), at: copy)
+    let listing = try tool.run(["quarantined", folder.path])
+    #expect(listing == "drafts.conflict-20261201T090000Z.json  (6 bytes, copy of drafts.json)")
+    let output = try tool.run(["restore", copy.path])
+    #expect(output.hasPrefix("Restored /data/drafts.json"))
+    #expect(disk.files[file.path] == Data("theirs".utf8))
+    #expect(
+      disk.files.filter { $0.key.contains(Quarantine.marker) }.first?.value == Data("ours".utf8))
+    #expect(
+      disk.operations.contains { $0.operation == .lock && $0.path == "/data/drafts.json.lock" })
+    #expect(!disk.isLocked(file))
+  }
 }
