@@ -89,6 +89,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   deinit {
     subscription.withLock { $0?.cancel() }
+    // NB: a reference that persists dies only once no Shared holds it and no save is pending
+    // (a scheduled save holds it), so there is nothing left to write.
+    if persists { context.forget(key.id, reference: ObjectIdentifier(self)) }
   }
 
   // MARK: - Reading and mutating

@@ -43,7 +43,7 @@ package final class SharedChangeTracker: Sendable {
       // reads the tracker under the same lock once its reference exists: none is missed, and
       // registering twice is harmless.
       for slot in references.values {
-        if let reference = slot.reference.withLock({ $0 }) as? any SharedChangeTrackable {
+        if let reference = slot.reference as? any SharedChangeTrackable {
           tracker.register(reference)
         }
       }

@@ -11,38 +11,52 @@ extension StorageContext {
     for key: Key, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value> {
     let slot = references.withLock { references in
-      if let slot = references[key.id] { return slot }
-      let slot = ReferenceSlot()
+      let slot = references[key.id] ?? ReferenceSlot()
       references[key.id] = slot
+      slot.users += 1
       return slot
     }
-    let (reference, created) = slot.reference.withLock { stored in
-      if let existing = stored {
-        guard let reference = existing as? SharedReference<Key.Value> else {
-          preconditionFailure(
-            "The key \(key.id) is already used with another value type in \(self). A key "
-              + "names one stored value; give each type its own key.")
-        }
-        return (reference, false)
-      }
-      let reference = SharedReference(key: key, context: self, default: makeDefault)
-      stored = reference
-      return (reference, true)
-    }
-    if created {
+    defer { references.withLock { _ in slot.users -= 1 } }
+    let found = slot.reference(
+      orMake: { SharedReference(key: key, context: self, default: makeDefault) },
+      holdStrongly: { !$0.persists })
+    if let made = found.made {
       // NB: read under the context's lock, which also orders tracker installation: either the
       // installer's pass over the slots sees this reference, or this sees the tracker.
       let tracker = references.withLock { _ in changeTracking.tracker }
-      tracker?.register(reference)
+      tracker?.register(made)
+      return made
+    }
+    guard let reference = found.existing as? SharedReference<Key.Value> else {
+      preconditionFailure(
+        "The key \(key.id) is already used with another value type in \(self). A key "
+          + "names one stored value; give each type its own key.")
     }
     return reference
   }
 
-  /// Every reference created so far in this context.
+  /// Forgets the slot of a reference that is going away, unless a lookup is using the slot (it
+  /// may be creating the key's next reference there) or the slot already holds another one.
+  func forget(_ id: SharedKeyID, reference: ObjectIdentifier) {
+    references.withLock { references in
+      guard let slot = references[id], slot.users == 0,
+        slot.owner.load(ordering: .acquiring) == UInt(bitPattern: reference.hashValue)
+      else { return }
+      references[id] = nil
+    }
+  }
+
+  /// Every live reference in this context.
   func allReferences() -> [AnyObject] {
     let slots = references.withLock { Array($0.values) }
-    return slots.compactMap { slot in slot.reference.withLock { $0 } }
+    return slots.compactMap(\.reference)
   }
+
+  /// How many keys have a live reference in this context: for tests of reference lifetime.
+  package var liveReferenceCount: Int { allReferences().count }
+
+  /// How many keys this context keeps a slot for, live or not yet forgotten.
+  package var referenceSlotCount: Int { references.withLock { $0.count } }
 
   /// Writes every pending change of every key in this context, blocking until written: for the
   /// `atexit` handler, which cannot wait asynchronously.
@@ -69,9 +83,4 @@ extension StorageContext {
     }
     if let firstError { throw firstError }
   }
-}
-
-/// Where the reference of one key lives in a context, created once under its own lock.
-final class ReferenceSlot: Sendable {
-  let reference = Mutex<AnyObject?>(nil)
 }
