@@ -130,13 +130,44 @@ struct FolderWatcherTests {
     let folder = root.url.appendingPathComponent("a/b", isDirectory: true)
     let file = folder.appendingPathComponent("items.json")
     let watcher = FolderWatcher()
+    // Another subscriber's call holds the watcher's queue while the folders and the file are
+    // made, so the walk down to the new folder surely comes after the write.
+    let gate = DispatchSemaphore(value: 0)
+    let blocker = Calls()
     let calls = Calls()
-    let subscription = watcher.subscribe(file) { calls.record() }
+    let subscriptions = [
+      watcher.subscribe(root.file("blocker")) { if blocker.record() == 1 { gate.wait() } },
+      watcher.subscribe(file) { calls.record() },
+    ]
+    try replaceAtomically(root.file("blocker"), with: "")
+    #expect(await eventually { blocker.count == 1 })
 
-    // The other process is quicker than the walk down to the new folder.
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try replaceAtomically(file, with: "[1]")
-    #expect(await eventually { calls.count > 0 && watcher.watchedFolders == [path(folder)] })
+    gate.signal()
+    #expect(await eventually { calls.count > 0 })
+    #expect(watcher.watchedFolders == [path(root.url), path(folder)])
+    withExtendedLifetime(subscriptions) {}
+  }
+
+  @Test("A folder made while its parent's watch is being added is not missed")
+  func folderMadeDuringTheWatch() async throws {
+    let root = try TemporaryFolder()
+    let folder = root.url.appendingPathComponent("a/b", isDirectory: true)
+    // Made just before the system call that watches the parent: the parent's watch never
+    // reports it, only the check after the watch was added can find it.
+    let watcher = FolderWatcher(faultHook: { _, watched in
+      if watched == path(root.url) {
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      }
+      return nil
+    })
+    let calls = Calls()
+    let subscription = watcher.subscribe(folder.appendingPathComponent("items.json")) {
+      calls.record()
+    }
+    #expect(watcher.watchedFolders == [path(folder)])
+    #expect(await eventually { calls.count == 1 })
     withExtendedLifetime(subscription) {}
   }
 
