@@ -155,7 +155,8 @@ extension FolderWatcher {
     /// it is back.
     private mutating func folderGone(_ token: Int) -> [WatchSubscriber] {
       // NB: unknown after this watcher removed the watch itself (the kernel then reports
-      // IN_IGNORED too).
+      // IN_IGNORED too). Linux hands out watch descriptors cyclically, so a late IN_IGNORED is
+      // not taken for a newer watch that got the same number.
       guard let paths = pathsByToken.removeValue(forKey: token) else { return [] }
       backend.removeWatch(token)
       retryDue = true

@@ -20,6 +20,9 @@ import Synchronization
 /// > is never silent blindness: the subscription is still returned, ``failures`` says which file
 /// > is blind and why, and the watch is retried whenever another watch is released.
 ///
+/// NB: a rename of an *ancestor* of a watched folder is not noticed (the watch follows the
+/// folder to its new path, and no event says so); a rename or removal of the folder itself is.
+///
 /// `onChange` runs on the watcher's serial queue, shared by every subscriber: it must return
 /// quickly, handing any real work to its own queue. After `cancel()` returns it is not called
 /// again, except by a call that had already begun.
