@@ -194,6 +194,26 @@ struct FolderWatcherTests {
     withExtendedLifetime(subscription) {}
   }
 
+  @Test("A watched folder renamed away is waited for at its old path")
+  func folderRenamedAway() async throws {
+    let root = try TemporaryFolder()
+    let folder = root.url.appendingPathComponent("sub", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let watcher = FolderWatcher()
+    let calls = Calls()
+    let subscription = watcher.subscribe(folder.appendingPathComponent("items.json")) {
+      calls.record()
+    }
+
+    // The file left with its folder, though nothing was deleted.
+    #expect(rename(folder.path, root.file("moved").path) == 0)
+    #expect(await eventually { calls.count == 1 && watcher.watchedFolders == [path(root.url)] })
+
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    #expect(await eventually { calls.count == 2 && watcher.watchedFolders == [path(folder)] })
+    withExtendedLifetime(subscription) {}
+  }
+
   @Test("A watch the system refuses still gives a subscription, and says why")
   func refusedWatchIsReported() throws {
     let folder = try TemporaryFolder()
