@@ -1,101 +1,144 @@
 import Dispatch
 import Foundation
+import Synchronization
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
-
-/// Watches a file for changes made by other processes, by watching its folder.
+/// Watches files for changes made by other processes, with one watcher for the whole process.
+///
+/// Each file is watched through its folder, and the folders' watches are shared: the first
+/// subscriber in a folder adds the folder's watch, the last one's cancellation removes it, and
+/// each subscriber is told only about its own file's name. A file whose folder does not exist
+/// yet (an app's first launch) is waited for: the deepest existing ancestor is watched until
+/// the missing folders appear, and once the file's own folder is watched the subscriber is told
+/// once, since the file may have been written before. The same happens when a watched folder is
+/// removed and created again.
 ///
 /// NB: watching the file alone is not enough. An atomic replace by another process renames a new
 /// inode over the old one; a watch on the old inode gets `DELETE_SELF`, `IGNORED` and dies
 /// (measured with inotify). The folder's watch sees `MOVED_TO target` and keeps working.
-enum FolderWatcher {
-  static func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    #if os(Linux) || os(Android)
-      return inotifyWatch(url, onChange: onChange)
-    #elseif canImport(Darwin)
-      return dispatchWatch(url, onChange: onChange)
-    #else
-      return nil
-    #endif
+///
+/// > Important: A watch the system refuses (past its limit of watches, or without permission)
+/// > is never silent blindness: the subscription is still returned, ``failures`` says which file
+/// > is blind and why, and the watch is retried whenever another watch is released.
+///
+/// NB: a rename of an *ancestor* of a watched folder is not noticed (the watch follows the
+/// folder to its new path, and no event says so); a rename or removal of the folder itself is.
+///
+/// `onChange` runs on the watcher's serial queue, shared by every subscriber: it must return
+/// quickly, handing any real work to its own queue. After `cancel()` returns it is not called
+/// again, except by a call that had already begun.
+package final class FolderWatcher: Sendable {
+  /// The process's watcher, behind ``watch(_:onChange:)``.
+  static let shared = FolderWatcher()
+
+  private let state: Mutex<State>
+  private let queue: DispatchQueue
+
+  /// Creates a watcher with its own system watcher (an inotify instance on Linux), created on
+  /// the first subscription; `faultHook` can make its system calls fail (a test seam).
+  package init(faultHook: WatchFaultHook? = nil) {
+    let queue = DispatchQueue(label: "keepsake.folder-watcher")
+    self.queue = queue
+    self.state = Mutex(State(backend: PlatformFolderWatch(queue: queue, faultHook: faultHook)))
+    state.withLock { $0.backend.deliver = { [weak self] events in self?.receive(events) } }
   }
 
-  #if os(Linux) || os(Android)
-    private static func inotifyWatch(
-      _ url: URL, onChange: @escaping @Sendable () -> Void
-    ) -> StorageSubscription? {
-      let folder = url.deletingLastPathComponent().path
-      let fileName = url.lastPathComponent
-      let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-      guard fd >= 0 else { return nil }
-      let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
-      guard inotify_add_watch(fd, folder, mask) >= 0 else {
-        close(fd)
-        return nil
-      }
-      let queue = DispatchQueue(label: "keepsake.watch.\(fileName)")
-      let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-      source.setEventHandler {
-        if readEvents(fd).contains(fileName) { onChange() }
-      }
-      source.setCancelHandler { close(fd) }
-      source.resume()
-      let handle = SourceHandle(source)
-      return StorageSubscription { handle.source.cancel() }
-    }
+  deinit {
+    state.withLock { $0.backend.shutDown() }
+  }
 
-    /// Drains the inotify descriptor and returns the names the events were about.
-    private static func readEvents(_ fd: Int32) -> Set<String> {
-      var names: Set<String> = []
-      let size = 64 * 1024
-      let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-      defer { buffer.deallocate() }
-      while true {
-        let count = read(fd, buffer, size)
-        if count <= 0 { break }
-        var offset = 0
-        while offset + MemoryLayout<inotify_event>.size <= count {
-          let event = (buffer + offset).load(as: inotify_event.self)
-          let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
-          let length = Int(event.len)
-          if length > 0 {
-            let bytes = UnsafeRawBufferPointer(start: nameStart, count: length)
-            names.insert(String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self))
-          }
-          offset += MemoryLayout<inotify_event>.size + length
-        }
+  /// Calls `onChange` when the file at `url` may have been changed by someone else, through the
+  /// process's one watcher; keep the subscription for as long as notifications are wanted.
+  ///
+  /// Never nil: a file that cannot be watched is listed in ``failures``.
+  static func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    shared.subscribe(url, onChange: onChange)
+  }
+
+  /// The files of the process's live subscriptions that are not watched right now, and why.
+  package static var failures: [WatchFailure] { shared.failures }
+
+  /// How many folders the process's watcher watches (files' folders and awaited ancestors).
+  package static var watchedFolderCount: Int { shared.watchedFolderCount }
+
+  /// How many live subscriptions the process's watcher has.
+  package static var subscriberCount: Int { shared.subscriberCount }
+
+  // MARK: - One watcher
+
+  /// Calls `onChange` when the file at `url` may have been changed by someone else.
+  package func subscribe(
+    _ url: URL, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription {
+    let url = url.standardizedFileURL
+    let subscriber = WatchSubscriber(onChange)
+    let (id, due) = state.withLock { state in
+      let id = state.add(WatchRoute(subscriber: subscriber, file: url))
+      var due = state.place(id).map { [$0] } ?? []
+      due += state.retryFailedIfDue()
+      return (id, due)
+    }
+    deliverSoon(due)
+    return StorageSubscription { self.cancel(id) }
+  }
+
+  /// The files of this watcher's live subscriptions that are not watched right now, and why.
+  package var failures: [WatchFailure] {
+    state.withLock { state in
+      state.routes.values.compactMap(\.failure).sorted {
+        ($0.file, $0.folder) < ($1.file, $1.folder)
       }
-      return names
     }
-  #elseif canImport(Darwin)
-    private static func dispatchWatch(
-      _ url: URL, onChange: @escaping @Sendable () -> Void
-    ) -> StorageSubscription? {
-      let folder = url.deletingLastPathComponent().path
-      let fd = open(folder, O_EVTONLY)
-      guard fd >= 0 else { return nil }
-      let queue = DispatchQueue(label: "keepsake.watch.\(url.lastPathComponent)")
-      // A folder's vnode reports `.write` when an entry is added, removed or renamed into it,
-      // which is what an atomic replace does.
-      let source = DispatchSource.makeFileSystemObjectSource(
-        fileDescriptor: fd, eventMask: [.write, .rename, .delete], queue: queue)
-      source.setEventHandler { onChange() }
-      source.setCancelHandler { close(fd) }
-      source.resume()
-      let handle = SourceHandle(source)
-      return StorageSubscription { handle.source.cancel() }
+  }
+
+  /// The folders this watcher watches: files' folders and the ancestors missing ones are awaited
+  /// in.
+  package var watchedFolders: Set<String> { state.withLock { Set($0.folders.keys) } }
+
+  /// How many folders this watcher watches.
+  package var watchedFolderCount: Int { state.withLock { $0.folders.count } }
+
+  /// How many live subscriptions this watcher has.
+  package var subscriberCount: Int { state.withLock { $0.routes.count } }
+
+  private func cancel(_ id: Int) {
+    let due = state.withLock { state in
+      state.remove(id)
+      return state.retryFailedIfDue()
     }
-  #endif
+    deliverSoon(due)
+  }
+
+  /// Handles a batch of the backend's events; runs on `queue`.
+  private func receive(_ events: [FolderEvent]) {
+    let due = state.withLock { state in
+      var due: [WatchSubscriber] = []
+      for event in events { due += state.handle(event) }
+      return due + state.retryFailedIfDue()
+    }
+    Self.call(due)
+  }
+
+  /// Calls subscribers later on `queue`, never from inside `subscribe` or `cancel`, whose
+  /// callers may hold their own locks.
+  private func deliverSoon(_ due: [WatchSubscriber]) {
+    guard !due.isEmpty else { return }
+    queue.async { Self.call(due) }
+  }
+
+  /// Calls each subscriber once, outside the lock (a subscriber may subscribe or cancel).
+  private static func call(_ due: [WatchSubscriber]) {
+    var called: Set<ObjectIdentifier> = []
+    for subscriber in due where called.insert(ObjectIdentifier(subscriber)).inserted {
+      if subscriber.isActive.load(ordering: .acquiring) { subscriber.onChange() }
+    }
+  }
 }
 
-/// Carries a dispatch source into the cancellation closure.
-private final class SourceHandle: @unchecked Sendable {
-  // NB: dispatch sources are thread-safe; `cancel()` may be called from any thread, repeatedly.
-  let source: any DispatchSourceProtocol
-  init(_ source: any DispatchSourceProtocol) { self.source = source }
+/// One subscription's callback.
+final class WatchSubscriber: Sendable {
+  let onChange: @Sendable () -> Void
+  /// Cleared by cancellation, so a batch collected before it calls nothing.
+  let isActive = Atomic(true)
+
+  init(_ onChange: @escaping @Sendable () -> Void) { self.onChange = onChange }
 }

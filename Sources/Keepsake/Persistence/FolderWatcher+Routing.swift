@@ -1,0 +1,245 @@
+import Foundation
+
+/// Where one subscription's file is, and which folder is watched for it.
+struct WatchRoute {
+  let subscriber: WatchSubscriber
+  /// The file's path, as subscribed.
+  let file: String
+  /// The file's name, which events name.
+  let fileName: String
+  /// The components of the file's folder.
+  let folder: [String]
+  /// How many components of `folder` the watched folder has: `folder.count` once the file's own
+  /// folder is watched, fewer while a missing folder is awaited, nil when nothing could be
+  /// watched.
+  var depth: Int?
+  /// Why nothing is watched, when `depth` is nil.
+  var failure: WatchFailure?
+  /// The subscriber was blind for a while (its folder was missing, or could not be watched): it
+  /// is told once its own folder is watched, since the file may have changed meanwhile.
+  var owesCatchUp = false
+
+  init(subscriber: WatchSubscriber, file: URL) {
+    self.subscriber = subscriber
+    self.file = file.path
+    self.fileName = file.lastPathComponent
+    self.folder = FolderPath.components(file.deletingLastPathComponent().path)
+  }
+
+  func path(_ depth: Int) -> String { FolderPath.path(folder, count: depth) }
+
+  var watchesOwnFolder: Bool { depth == folder.count }
+}
+
+/// A folder with a system watch, and the subscriptions it serves.
+struct WatchedFolder {
+  let token: Int
+  /// Which folder was at the path when the watch was added.
+  let identity: FolderIdentity?
+  var subscribers: Set<Int>
+}
+
+extension FolderWatcher {
+  /// Everything a watcher knows; lives inside its lock, as does the backend.
+  ///
+  /// Every method returns the subscribers that are due a call; the caller calls them once it
+  /// left the lock.
+  struct State {
+    var backend: PlatformFolderWatch
+    var routes: [Int: WatchRoute] = [:]
+    /// The watched folders by path; the reference count is the size of `subscribers`.
+    var folders: [String: WatchedFolder] = [:]
+    /// The paths of each system watch: one, or several for the same folder reached through a
+    /// link (the kernel hands out one watch per folder, not per path).
+    var pathsByToken: [Int: Set<String>] = [:]
+    private var nextID = 0
+    /// A system watch was released, or the system watcher could be created after all: failed
+    /// subscriptions may succeed now.
+    private var retryDue = false
+    private var instanceFailed = false
+
+    init(backend: PlatformFolderWatch) { self.backend = backend }
+
+    mutating func add(_ route: WatchRoute) -> Int {
+      let id = nextID
+      nextID += 1
+      routes[id] = route
+      return id
+    }
+
+    mutating func remove(_ id: Int) {
+      // NB: cancellation may come more than once (`cancel()`, then `deinit`).
+      guard let route = routes.removeValue(forKey: id) else { return }
+      route.subscriber.isActive.store(false, ordering: .releasing)
+      if let depth = route.depth { detach(id, from: route.path(depth)) }
+    }
+
+    /// Watches the deepest folder that exists on the way to the route's own folder, walking
+    /// down as long as the next folder exists.
+    ///
+    /// NB: the next folder is checked *after* the watch of its parent was added: a folder
+    /// created between the check that found it missing and the watch would otherwise never be
+    /// reported (`mkdir -p` makes a whole chain at once).
+    mutating func place(_ id: Int) -> WatchSubscriber? {
+      guard var route = routes[id] else { return nil }
+      var depth = route.folder.count
+      while depth > 0 && !FolderPath.isFolder(route.path(depth)) { depth -= 1 }
+      if depth < route.folder.count { route.owesCatchUp = true }
+      // The folder watched so far stays watched until the next one is, so nothing is missed.
+      var watched = route.depth
+      var failure: WatchFailure?
+      while true {
+        if case .failure(let cause) = attach(id, to: route.path(depth)) {
+          if cause.isMissingFolder && depth > 0 {
+            // Removed since it was seen: wait in its parent.
+            depth -= 1
+            route.owesCatchUp = true
+            continue
+          }
+          failure = WatchFailure(
+            file: route.file, folder: cause.operation == .addWatch ? route.path(depth) : "",
+            operation: cause.operation, code: cause.code)
+          break
+        }
+        if let watched, watched != depth { detach(id, from: route.path(watched)) }
+        watched = depth
+        guard depth < route.folder.count && FolderPath.isFolder(route.path(depth + 1)) else {
+          break
+        }
+        depth += 1
+      }
+      if let failure {
+        if let watched { detach(id, from: route.path(watched)) }
+        route.depth = nil
+        route.failure = failure
+        route.owesCatchUp = true
+        routes[id] = route
+        return nil
+      }
+      route.depth = watched
+      route.failure = nil
+      let caughtUp = route.watchesOwnFolder && route.owesCatchUp
+      if caughtUp { route.owesCatchUp = false }
+      routes[id] = route
+      return caughtUp ? route.subscriber : nil
+    }
+
+    /// Applies one event of the backend.
+    mutating func handle(_ event: FolderEvent) -> [WatchSubscriber] {
+      switch event {
+      case .entry(let token, let name):
+        var due: [WatchSubscriber] = []
+        for path in pathsByToken[token] ?? [] {
+          for id in folders[path]?.subscribers ?? [] {
+            // NB: a route placed earlier in this batch may have moved on.
+            guard let route = routes[id], let depth = route.depth, route.path(depth) == path
+            else { continue }
+            if route.watchesOwnFolder {
+              if name == nil || name == route.fileName { due.append(route.subscriber) }
+            } else if name == nil || name == route.folder[depth] {
+              // The awaited folder may have appeared (IN_CREATE or IN_MOVED_TO with IN_ISDIR,
+              // a link to a folder, or on Darwin anything at all): `place` checks.
+              if let subscriber = place(id) { due.append(subscriber) }
+            }
+          }
+        }
+        return due
+      case .folderGone(let token):
+        return folderGone(token)
+      case .overflow:
+        return overflow()
+      }
+    }
+
+    /// Re-places the subscribers of a folder whose watch died: they wait in an ancestor until
+    /// it is back.
+    private mutating func folderGone(_ token: Int) -> [WatchSubscriber] {
+      // NB: unknown after this watcher removed the watch itself (the kernel then reports
+      // IN_IGNORED too). Linux hands out watch descriptors cyclically, so a late IN_IGNORED is
+      // not taken for a newer watch that got the same number.
+      guard let paths = pathsByToken.removeValue(forKey: token) else { return [] }
+      backend.removeWatch(token)
+      retryDue = true
+      var due: [WatchSubscriber] = []
+      var ids: [Int] = []
+      for path in paths {
+        ids += folders.removeValue(forKey: path)?.subscribers ?? []
+      }
+      for id in ids {
+        guard var route = routes[id] else { continue }
+        // The file went with its folder (a rename of the folder reports no deletion of it).
+        if route.watchesOwnFolder { due.append(route.subscriber) }
+        route.depth = nil
+        route.owesCatchUp = true
+        routes[id] = route
+        if let subscriber = place(id) { due.append(subscriber) }
+      }
+      return due
+    }
+
+    /// The system dropped events: every subscriber re-checks its file, folders that were
+    /// replaced meanwhile are watched again, and awaited folders are looked for.
+    private mutating func overflow() -> [WatchSubscriber] {
+      var due: [WatchSubscriber] = []
+      let replaced = folders.filter { FolderPath.identity($0.key) != $0.value.identity }
+      for token in Set(replaced.values.map(\.token)) { due += folderGone(token) }
+      for id in routes.keys.sorted() {
+        guard let route = routes[id] else { continue }
+        if route.watchesOwnFolder {
+          due.append(route.subscriber)
+        } else if let subscriber = place(id) {
+          due.append(subscriber)
+        }
+      }
+      return due
+    }
+
+    /// Retries the subscriptions whose watch failed, when that may succeed now.
+    mutating func retryFailedIfDue() -> [WatchSubscriber] {
+      guard retryDue else { return [] }
+      retryDue = false
+      let failed = routes.filter { $0.value.failure != nil }.keys.sorted()
+      return failed.compactMap { place($0) }
+    }
+
+    // MARK: - Reference counts
+
+    /// Adds a subscriber to a folder, adding the folder's watch if it is the first.
+    private mutating func attach(_ id: Int, to path: String) -> Result<Void, WatchCallFailure> {
+      if folders[path] != nil {
+        folders[path]?.subscribers.insert(id)
+        return .success(())
+      }
+      switch backend.addWatch(path) {
+      case .failure(let failure):
+        if failure.operation == .createInstance { instanceFailed = true }
+        return .failure(failure)
+      case .success(let token):
+        if instanceFailed {
+          instanceFailed = false
+          retryDue = true
+        }
+        folders[path] = WatchedFolder(
+          token: token, identity: FolderPath.identity(path), subscribers: [id])
+        pathsByToken[token, default: []].insert(path)
+        return .success(())
+      }
+    }
+
+    /// Removes a subscriber from a folder, removing the folder's watch if it was the last.
+    private mutating func detach(_ id: Int, from path: String) {
+      guard var folder = folders[path] else { return }
+      folder.subscribers.remove(id)
+      guard folder.subscribers.isEmpty else {
+        folders[path] = folder
+        return
+      }
+      folders[path] = nil
+      pathsByToken[folder.token]?.remove(path)
+      guard pathsByToken[folder.token]?.isEmpty ?? true else { return }
+      pathsByToken[folder.token] = nil
+      backend.removeWatch(folder.token)
+      retryDue = true
+    }
+  }
+}

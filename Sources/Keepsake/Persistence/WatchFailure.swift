@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Why a file is not being watched for changes made by other processes.
+///
+/// A subscription whose watch could not be set up is still returned (it works as soon as a
+/// retry succeeds); ``FolderWatcher/failures`` lists the live subscriptions that are blind right
+/// now, each with one of these. A reference can look up its own file's entry and surface it as
+/// an error: without a watch it only sees other processes' writes when it reloads by itself.
+///
+/// For example:
+///
+/// ```swift
+/// if let failure = FolderWatcher.failures.first(where: { $0.file == url.path }) {
+///   print(failure)  // Cannot watch /data/items.json for changes by other processes: ...
+/// }
+/// ```
+package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The system call that failed.
+  package enum Operation: String, Equatable, Sendable {
+    /// Creating the process's watcher (`inotify_init1` on Linux).
+    case createInstance
+    /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
+    case addWatch
+  }
+
+  /// The path of the watched file, as given to ``FolderWatcher/watch(_:onChange:)``.
+  package var file: String
+  /// The folder that could not be watched.
+  ///
+  /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
+  /// ``Operation/createInstance``.
+  package var folder: String
+  /// The system call that failed.
+  package var operation: Operation
+  /// The `errno` the call failed with.
+  package var code: Int32
+
+  /// Creates a failure.
+  package init(file: String, folder: String, operation: Operation, code: Int32) {
+    self.file = file
+    self.folder = folder
+    self.operation = operation
+    self.code = code
+  }
+
+  package var description: String {
+    "Cannot watch \(file) for changes by other processes: \(reason)."
+  }
+
+  private var reason: String {
+    switch (operation, code) {
+    case (.createInstance, EMFILE):
+      return "the per-user limit of inotify instances is reached "
+        + "(EMFILE; see fs.inotify.max_user_instances)"
+    case (.addWatch, ENOSPC):
+      return "watching the folder \(folder) would pass the per-user limit of inotify watches "
+        + "(ENOSPC; see fs.inotify.max_user_watches)"
+    case (.addWatch, EMFILE), (.addWatch, ENFILE):
+      return "no file descriptor is left to watch the folder \(folder) (\(name))"
+    case (.addWatch, EACCES), (.addWatch, EPERM):
+      return "permission to watch the folder \(folder) is denied (\(name))"
+    case (.createInstance, _):
+      return "the watcher could not be created (\(name))"
+    case (.addWatch, _):
+      return "the folder \(folder) could not be watched (\(name))"
+    }
+  }
+
+  private var name: String {
+    switch code {
+    case EMFILE: return "EMFILE"
+    case ENFILE: return "ENFILE"
+    case ENOSPC: return "ENOSPC"
+    case EACCES: return "EACCES"
+    case EPERM: return "EPERM"
+    case ENOMEM: return "ENOMEM"
+    default: return String(cString: strerror(code))
+    }
+  }
+}
