@@ -53,6 +53,9 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
+  /// How many watches are live on this disk: for tests of reference lifetime.
+  package var watcherCount: Int { state.withLock { $0.watchers.count } }
+
   /// All files on this disk, by path.
   public var files: [String: Data] { state.withLock { $0.files } }
 

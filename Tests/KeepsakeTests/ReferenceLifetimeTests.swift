@@ -1,0 +1,121 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// Thousands of keys: a reference lives while something holds it, is forgotten afterwards,
+/// and first loads never run under a lock other keys need.
+@Suite("Reference lifetime")
+struct ReferenceLifetimeTests {
+  @Test("Dropped file keys leave no reference, slot or watch behind")
+  func droppedKeysAreForgotten() async throws {
+    let context = StorageContext.ephemeral()
+    let disk = try #require(context.fileSystem as? InMemoryFileSystem)
+    for index in 0..<200 {
+      let url = URL(fileURLWithPath: "/docs/\(index)/note.json")
+      disk.setContents(Data("\(index)".utf8), at: url)
+      let shared = StorageContext.withValue(context) { Shared(.fileStorage(url), default: -1) }
+      #expect(shared.wrappedValue == index)
+    }
+    #expect(context.liveReferenceCount == 0)
+    #expect(context.referenceSlotCount == 0)
+    // Nothing is still watching: an outside write now reaches no reference.
+    #expect(disk.watcherCount == 0)
+  }
+
+  @Test("A key used again after it was dropped loads afresh")
+  func reloadsAfterDrop() async throws {
+    let context = StorageContext.ephemeral()
+    let disk = try #require(context.fileSystem as? InMemoryFileSystem)
+    let url = URL(fileURLWithPath: "/docs/a.json")
+    do {
+      let first = StorageContext.withValue(context) { Shared(.fileStorage(url), default: 0) }
+      try await first.update { $0 = 1 }
+    }
+    disk.setContents(Data("2".utf8), at: url, notifyingWatchers: false)
+    let again = StorageContext.withValue(context) { Shared(.fileStorage(url), default: 0) }
+    #expect(again.wrappedValue == 2)
+  }
+
+  @Test("A pending save keeps its reference alive until it is written")
+  func pendingSaveKeepsReference() async throws {
+    let context = StorageContext.ephemeral()
+    let disk = try #require(context.fileSystem as? InMemoryFileSystem)
+    let url = URL(fileURLWithPath: "/docs/pending.json")
+    do {
+      let shared = StorageContext.withValue(context) {
+        Shared(.fileStorage(url, saveInterval: .milliseconds(20)), default: 0)
+      }
+      shared.withLock { $0 = 42 }
+    }
+    let deadline = ContinuousClock.now + .seconds(10)
+    while (try disk.contents(of: url)) == nil && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(try disk.contents(of: url) == Data("42".utf8), "the dropped key's change is written")
+  }
+
+  @Test("In-memory keys keep their value for the life of their context")
+  func inMemoryValuesStay() {
+    let context = StorageContext.ephemeral()
+    StorageContext.withValue(context) {
+      do { Shared(.inMemory("count"), default: 0).withLock { $0 = 7 } }
+      #expect(Shared(.inMemory("count"), default: 0).wrappedValue == 7)
+    }
+    #expect(context.liveReferenceCount == 1)
+  }
+
+  @Test("Threads creating one key at once share one reference")
+  func oneReferencePerKey() throws {
+    let context = StorageContext.ephemeral()
+    let url = URL(fileURLWithPath: "/docs/shared.json")
+    let holders = Holders()
+    DispatchQueue.concurrentPerform(iterations: 16) { index in
+      let shared = StorageContext.withValue(context) { Shared(.fileStorage(url), default: [Int]()) }
+      shared.withLock { $0.append(index) }
+      holders.keep(shared)
+    }
+    #expect(context.liveReferenceCount == 1)
+    #expect(holders.all.allSatisfy { Set($0.wrappedValue) == Set(0..<16) })
+  }
+
+  @Test("A default that creates another key works, even on first launch")
+  func defaultCreatesAnotherKey() {
+    let context = StorageContext.ephemeral()
+    let url = URL(fileURLWithPath: "/docs/settings.json")
+    let value = StorageContext.withValue(context) {
+      Shared(.fileStorage(url), default: Shared(.inMemory("seed"), default: 5).wrappedValue + 1)
+    }
+    #expect(value.wrappedValue == 6)
+  }
+
+  @Test("300 live file keys in 300 folders all see an outside write")
+  func manyKeysSeeOutsideWrites() async throws {
+    let folder = try TemporaryFolder()
+    let context = StorageContext.confined(to: folder.url)
+    let urls = (0..<300).map { folder.url.appendingPathComponent("f\($0)/value.json") }
+    let keys = StorageContext.withValue(context) {
+      urls.map { Shared(.fileStorage($0), default: -1) }
+    }
+    for (index, url) in urls.enumerated() {
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data("\(index)".utf8).write(to: url, options: .atomic)
+    }
+    let deadline = ContinuousClock.now + .seconds(20)
+    var blind = keys.indices.filter { keys[$0].wrappedValue != $0 }
+    while !blind.isEmpty && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+      blind = blind.filter { keys[$0].wrappedValue != $0 }
+    }
+    #expect(blind.isEmpty, "\(blind.count) keys never saw their file written, from #\(blind.first ?? 0)")
+  }
+
+  /// Shared values kept from several threads.
+  final class Holders: @unchecked Sendable {
+    // NB: only touched with `lock` held.
+    private var values: [Shared<[Int]>] = []
+    private let lock = NSLock()
+    func keep(_ value: Shared<[Int]>) { lock.withLock { values.append(value) } }
+    var all: [Shared<[Int]>] { lock.withLock { values } }
+  }
+}
