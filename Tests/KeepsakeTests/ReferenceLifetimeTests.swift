@@ -107,7 +107,8 @@ struct ReferenceLifetimeTests {
       try await Task.sleep(for: .milliseconds(20))
       blind = blind.filter { keys[$0].wrappedValue != $0 }
     }
-    #expect(blind.isEmpty, "\(blind.count) keys never saw their file written, from #\(blind.first ?? 0)")
+    #expect(
+      blind.isEmpty, "\(blind.count) keys never saw their file written, from #\(blind.first ?? 0)")
   }
 
   /// Shared values kept from several threads.

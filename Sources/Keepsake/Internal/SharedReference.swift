@@ -201,6 +201,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     return status.withLock { $0.lastConflict }
   }
 
+  /// Why outside changes of the stored data are not seen right now, if they are not.
+  var watchError: (any Error)? { subscription.withLock { $0?.failure } }
+
   /// The load error that protects the stored data, if any; one atomic load when there is none.
   func protectingError() -> SharedLoadError? {
     guard isProtected.load(ordering: .acquiring) else { return nil }

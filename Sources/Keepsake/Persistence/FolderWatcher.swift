@@ -78,7 +78,9 @@ package final class FolderWatcher: Sendable {
       return (id, due)
     }
     deliverSoon(due)
-    return StorageSubscription { self.cancel(id) }
+    return StorageSubscription(
+      onCancel: { self.cancel(id) },
+      failure: { [weak self] in self?.state.withLock { $0.routes[id]?.failure } })
   }
 
   /// The files of this watcher's live subscriptions that are not watched right now, and why.

@@ -10,21 +10,19 @@ import Foundation
 
 /// Why a file is not being watched for changes made by other processes.
 ///
-/// A subscription whose watch could not be set up is still returned (it works as soon as a
-/// retry succeeds); ``FolderWatcher/failures`` lists the live subscriptions that are blind right
-/// now, each with one of these. A reference can look up its own file's entry and surface it as
-/// an error: without a watch it only sees other processes' writes when it reloads by itself.
-///
-/// For example:
+/// A key whose watch could not be set up keeps working (it is watched as soon as a retry
+/// succeeds), and ``Shared/watchError`` says why it is blind meanwhile. Without a watch a key
+/// still never overwrites another process's data (every save compares the file first, DESIGN.md
+/// rule 7), but it only sees their changes when it saves or reloads.
 ///
 /// ```swift
-/// if let failure = FolderWatcher.failures.first(where: { $0.file == url.path }) {
-///   print(failure)  // Cannot watch /data/items.json for changes by other processes: ...
+/// if let error = $document.watchError {
+///   print(error)  // Cannot watch /data/items.json for changes by other processes: ...
 /// }
 /// ```
-package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
+public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
   /// The system call that failed.
-  package enum Operation: String, Equatable, Sendable {
+  public enum Operation: String, Equatable, Sendable {
     /// Creating the process's watcher (`inotify_init1` on Linux).
     case createInstance
     /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
@@ -32,26 +30,26 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
   }
 
   /// The path of the watched file, as given to ``FolderWatcher/watch(_:onChange:)``.
-  package var file: String
+  public var file: String
   /// The folder that could not be watched.
   ///
   /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
   /// ``Operation/createInstance``.
-  package var folder: String
+  public var folder: String
   /// The system call that failed.
-  package var operation: Operation
+  public var operation: Operation
   /// The `errno` the call failed with.
-  package var code: Int32
+  public var code: Int32
 
   /// Creates a failure.
-  package init(file: String, folder: String, operation: Operation, code: Int32) {
+  public init(file: String, folder: String, operation: Operation, code: Int32) {
     self.file = file
     self.folder = folder
     self.operation = operation
     self.code = code
   }
 
-  package var description: String {
+  public var description: String {
     "Cannot watch \(file) for changes by other processes: \(reason)."
   }
 

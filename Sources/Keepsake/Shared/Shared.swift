@@ -93,6 +93,15 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Errors go to ``saveError``.
   public func flush() async { await reference.flush() }
 
+  /// Why changes other processes make to the stored data are not seen right now, or `nil`
+  /// while they are.
+  ///
+  /// Set when the system refuses another watch (on Linux, past `fs.inotify.max_user_watches`),
+  /// and cleared once a retry succeeds. Not observable: read it when showing a key's status. A
+  /// key without a watch still never overwrites another process's data, since every save
+  /// compares the file first; it only sees their changes at its next save or ``load()``.
+  public var watchError: (any Error)? { reference.watchError }
+
   /// The last time another process changed the stored data while this one had a change to
   /// save, and what was done so that neither side's data was lost; observable.
   ///

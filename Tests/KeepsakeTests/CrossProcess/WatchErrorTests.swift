@@ -1,0 +1,55 @@
+import Foundation
+import Keepsake
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A key the system refuses to watch says so instead of going silently blind.
+@Suite("Watch errors")
+struct WatchErrorTests {
+  /// The real disk, watched by a watcher whose every watch is refused, as past the system's
+  /// limit.
+  struct RefusedWatches: FileSystem {
+    let base = LocalFileSystem()
+    let watcher = FolderWatcher(faultHook: { operation, _ in
+      operation == .addWatch ? ENOSPC : nil
+    })
+    func contents(of url: URL, maximumSize: Int) throws -> Data? {
+      try base.contents(of: url, maximumSize: maximumSize)
+    }
+    func writeAtomically(_ data: Data, to url: URL) throws {
+      try base.writeAtomically(data, to: url)
+    }
+    func removeItem(at url: URL) throws { try base.removeItem(at: url) }
+    func contentsOfDirectory(at url: URL) throws -> [String] {
+      try base.contentsOfDirectory(at: url)
+    }
+    func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+      watcher.subscribe(url, onChange: onChange)
+    }
+    func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+      try base.lockExclusively(url, timeout: timeout)
+    }
+    func identity(of url: URL) throws -> FileIdentity? { try base.identity(of: url) }
+  }
+
+  @Test("A refused watch shows in watchError, naming the file and the limit")
+  func refusedWatchIsVisible() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("items.json")
+    let context = StorageContext(
+      name: "refused watches", fileSystem: RefusedWatches(), isEphemeral: true
+    ) { _ in EphemeralPreferences() }
+    let items = StorageContext.withValue(context) { Shared(.fileStorage(url), default: 0) }
+    let error = try #require(items.watchError)
+    #expect(String(describing: error).contains(url.path))
+    #expect(String(describing: error).contains("max_user_watches"))
+
+    let watched = StorageContext.withValue(StorageContext.confined(to: folder.url)) {
+      Shared(.fileStorage(url), default: 0)
+    }
+    #expect(watched.watchError == nil)
+  }
+}
