@@ -23,9 +23,10 @@ enum DraftsProcess {
   ///
   /// NB: the deadline turns a hang (what a FIFO used to cause) into a failure instead of a test
   /// run that never ends; it is generous because it is not a speed requirement.
-  static func run(_ arguments: [String], home: URL, within seconds: Double = 10) throws
-    -> Run
-  {
+  static func run(
+    _ arguments: [String], home: URL, environment extra: [String: String] = [:],
+    within seconds: Double = 10
+  ) throws -> Run {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -33,7 +34,7 @@ enum DraftsProcess {
     process.environment = [
       "HOME": home.path, "XDG_DATA_HOME": home.path, "XDG_CONFIG_HOME": home.path,
       "PATH": "/usr/bin:/bin",
-    ]
+    ].merging(extra) { _, new in new }
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice

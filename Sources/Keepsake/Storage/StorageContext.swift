@@ -104,14 +104,43 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// The context keys use right now.
   ///
   /// In order: a context set with ``withValue(_:operation:)-(_,()->R)`` (or a testing trait);
-  /// when the process runs tests, the context of the running test (Swift Testing tests are
-  /// found through `Test.current`, XCTest cases through `KeepsakeTesting`); when it runs tests
-  /// but no test can be found (a detached task, say), one ephemeral context shared by such
-  /// work; otherwise ``live``. Nothing under test reaches ``live`` unless a test sets it.
+  /// when the process runs tests (or an Xcode preview), the context of the running test (Swift
+  /// Testing tests are found through `Test.current`, XCTest cases through `KeepsakeTesting`);
+  /// when it runs tests but no test can be found (a detached task, say), one ephemeral context
+  /// shared by such work; otherwise the one given to ``setAppDefault(_:)``, else ``live``.
+  /// Nothing under test reaches ``live`` unless a test sets it.
   public static var current: StorageContext {
     if let scoped { return scoped }
     if TestDetector.isRunningTests { return TestDetector.currentTestContext() }
-    return live
+    return appDefault.withLock { $0 } ?? live
+  }
+
+  private static let appDefault = Mutex<StorageContext?>(nil)
+
+  /// Makes `context` the storage of the whole app, instead of ``live``: for demo modes, UI-test
+  /// launches and screenshots, where the app must not read or write the user's real data.
+  ///
+  /// Call it once, at launch, before any key is used, for example:
+  ///
+  /// ```swift
+  /// if CommandLine.arguments.contains("--ephemeral-storage") {
+  ///   StorageContext.setAppDefault(.ephemeral(name: "demo"))
+  /// }
+  /// ```
+  ///
+  /// Under test it changes nothing: every test keeps its own storage. Xcode previews get
+  /// ephemeral storage without it (`XCODE_RUNNING_FOR_PREVIEWS`).
+  ///
+  /// - Precondition: Not called before in this process (a second call would leave keys made
+  ///   before it on the first storage).
+  public static func setAppDefault(_ context: StorageContext) {
+    appDefault.withLock { current in
+      precondition(
+        current == nil,
+        "StorageContext.setAppDefault(_:) was already called (with \(current.map(\.name) ?? "")); "
+          + "call it once, at launch, before any key is used.")
+      current = context
+    }
   }
 
   /// Runs `operation` with `context` as the ``current`` context.

@@ -1,11 +1,17 @@
 import DraftsFeature
 import Foundation
+import Keepsake
 
 // The `drafts` program: a thin shell around `DraftsCommand`, which does the work.
 let environment = ProcessInfo.processInfo.environment
+var arguments = Array(CommandLine.arguments.dropFirst())
+// A demo mode that never touches the real drafts: the whole program runs on storage in memory.
+if let flag = arguments.firstIndex(of: "--ephemeral-storage") {
+  arguments.remove(at: flag)
+  StorageContext.setAppDefault(.ephemeral(name: "drafts --ephemeral-storage"))
+}
 do {
-  let command = try DraftsCommand.parse(
-    Array(CommandLine.arguments.dropFirst()), environment: environment)
+  let command = try DraftsCommand.parse(arguments, environment: environment)
   let output = try await command.run()
   if !output.isEmpty { print(output) }
 } catch {
