@@ -100,13 +100,21 @@ struct SharedTests {
   }
 
   @Test("A reference keeps its storage context in a detached task")
-  func detachedTaskWritesToTheTestsStorage() async {
-    @Shared(.inMemory("detached")) var value = 0
+  func detachedTaskWritesToTheTestsStorage() async throws {
+    let url = URL(fileURLWithPath: "/detached/value.json")
+    @Shared(.fileStorage(url)) var value = 0
     let shared = $value
-    await Task.detached { shared.withLock { $0 = 42 } }.value
-    @Shared(.inMemory("detached")) var again = 0
-    #expect(again == 42)
-    #expect(shared.storageContext === $again.storageContext)
+    let disk = try #require(shared.storageContext.fileSystem as? InMemoryFileSystem)
+    let elsewhere = await Task.detached { () -> StorageContext in
+      shared.withLock { $0 = 42 }
+      await shared.flush()
+      // A key made here, where no test is current, gets other storage: the captured reference
+      // is what keeps the write in the test's own.
+      return Shared(.fileStorage(url), default: 0).storageContext
+    }.value
+    #expect(elsewhere !== shared.storageContext)
+    #expect(try disk.contents(of: url) == Data("42".utf8))
+    #expect(try elsewhere.fileSystem.contents(of: url) == nil)
   }
 
   @Test("Equal values make equal Shareds")

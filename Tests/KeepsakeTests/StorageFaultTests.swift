@@ -18,7 +18,33 @@ struct StorageFaultTests {
   static let new = [Note(id: 1, text: "old ✅"), Note(id: 2, text: "new 🆕")]
 
   static let reasons: [FileSystemError.Reason] = [.diskFull, .permissionDenied, .ioError]
-  static let saveOperations: [FileOperation] = [.write, .fsync, .rename]
+  /// The steps of a durable save, each failed in turn, with what the file must hold after.
+  enum SaveStep: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case writeTemporary, flushTemporary, rename, flushFolder
+
+    var operation: FileOperation {
+      switch self {
+      case .writeTemporary: return .write
+      case .flushTemporary, .flushFolder: return .fsync
+      case .rename: return .rename
+      }
+    }
+
+    /// Whether the step works on `path` (the temporary file, the target or its folder).
+    func matches(_ path: String) -> Bool {
+      switch self {
+      case .writeTemporary, .flushTemporary: return path.contains(".keepsake-tmp-")
+      case .rename: return path == StorageFaultTests.url.path
+      case .flushFolder: return path == StorageFaultTests.url.deletingLastPathComponent().path
+      }
+    }
+
+    /// Whether the new value is in the file after this step failed: only a failure after the
+    /// rename (flushing the folder) leaves it, reported, since the rename already happened.
+    var leavesNewFile: Bool { self == .flushFolder }
+
+    var testDescription: String { rawValue }
+  }
 
   /// Fails every `operation` on any path while it is armed.
   ///
@@ -27,17 +53,22 @@ struct StorageFaultTests {
   final class SwitchableFault: Sendable {
     let operation: FileOperation
     let fault: FileSystemFault
+    let paths: @Sendable (String) -> Bool
     let armed = Mutex(false)
     let fired = Mutex(0)
 
-    init(_ operation: FileOperation, _ fault: FileSystemFault) {
+    init(
+      _ operation: FileOperation, _ fault: FileSystemFault,
+      paths: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) {
       self.operation = operation
       self.fault = fault
+      self.paths = paths
     }
 
     var handler: FileSystemFaultHandler {
-      { [self] operation, _ in
-        guard operation == self.operation else { return nil }
+      { [self] operation, path in
+        guard operation == self.operation, paths(path) else { return nil }
         guard armed.withLock({ $0 }) else { return nil }
         fired.withLock { $0 += 1 }
         return fault
@@ -58,10 +89,10 @@ struct StorageFaultTests {
 
   @Test(
     "A failed save leaves a complete value, reports the error, and the next save succeeds",
-    arguments: saveOperations, reasons)
-  func saveFault(_ operation: FileOperation, _ reason: FileSystemError.Reason) async throws {
+    arguments: SaveStep.allCases, reasons)
+  func saveFault(_ step: SaveStep, _ reason: FileSystemError.Reason) async throws {
     let disk = try seededDisk()
-    let fault = SwitchableFault(operation, .fail(reason))
+    let fault = SwitchableFault(step.operation, .fail(reason), paths: step.matches)
     disk.faultHandler = fault.handler
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
     #expect(notes == Self.old)
@@ -72,8 +103,9 @@ struct StorageFaultTests {
     fault.armed.withLock { $0 = false }
     #expect(fault.fired.withLock { $0 } >= 1)
     let afterFault = try stored(disk)
-    #expect(afterFault == Self.old || afterFault == Self.new, "never torn")
-    if operation != .fsync || afterFault == Self.old {
+    if step.leavesNewFile {
+      #expect(afterFault == Self.new, "the rename happened; the folder flush failed after it")
+    } else {
       #expect(afterFault == Self.old, "a fault before the rename keeps the old file")
     }
     guard case .writeFailed(_, let underlying)? = $notes.saveError else {

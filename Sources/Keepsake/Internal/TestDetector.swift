@@ -17,7 +17,7 @@ import Synchronization
 /// exports no current test; `KeepsakeTesting` installs an observer for it (see
 /// ``StorageContext/xcTestContextProvider``). Any lookup that finds nothing falls back to a
 /// shared ephemeral context: never the live one.
-enum TestDetector {
+package enum TestDetector {
   // NB: the handle and the symbols below are written once, when first read, and never change;
   // the pointers they hold are only called, never written through.
   private nonisolated(unsafe) static let programHandle = dlopen(nil, RTLD_NOW)
@@ -31,11 +31,48 @@ enum TestDetector {
     "$s7Testing4TestV7currentACSgvgZ")
   private nonisolated(unsafe) static let testCaseCurrentGetter = symbol(
     "$s7Testing4TestV4CaseV7currentAESgvgZ")
-  private static let xcTestLoaded =
-    symbol("$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil
+  /// Whether XCTest is loaded: its Swift symbol on Linux, its Objective-C class on Apple
+  /// platforms (where XCTest is an Objective-C framework and the Swift symbol does not exist).
+  private static let xcTestLoaded: Bool = {
+    if symbol("$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil { return true }
+    #if canImport(ObjectiveC)
+      if NSClassFromString("XCTestCase") != nil { return true }
+    #endif
+    return false
+  }()
 
-  /// Whether Swift Testing or XCTest is part of this process.
-  static let isRunningTests: Bool = testCurrentGetter != nil || xcTestLoaded
+  /// Whether the process runs tests, or anything else that must never touch the real disk.
+  ///
+  /// Any one signal suffices, and each exists on Linux and Apple platforms alike:
+  /// - Swift Testing is loaded (its `Test.current` getter);
+  /// - XCTest is loaded (its Swift symbol, or the `XCTestCase` Objective-C class);
+  /// - the environment variables Xcode and `xcodebuild` give a test runner
+  ///   (`XCTestConfigurationFilePath`, `XCTestBundlePath`, `XCTestSessionIdentifier`), which a
+  ///   test bundle's host app also sees before any test library is loaded;
+  /// - the test runner's process name (`xctest`, a `.xctest` bundle, SwiftPM's testing helper);
+  /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`), which gets ephemeral storage too.
+  static let isRunningTests: Bool = detect(
+    environment: ProcessInfo.processInfo.environment,
+    processName: ProcessInfo.processInfo.processName,
+    librariesLoaded: testCurrentGetter != nil || xcTestLoaded)
+
+  /// The environment variables that mark a test run.
+  static let testEnvironmentVariables = [
+    "XCTestConfigurationFilePath", "XCTestBundlePath", "XCTestSessionIdentifier",
+  ]
+
+  /// Decides from the signals of ``isRunningTests``; separate so every signal is testable.
+  package static func detect(
+    environment: [String: String], processName: String, librariesLoaded: Bool
+  ) -> Bool {
+    if librariesLoaded { return true }
+    if testEnvironmentVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) {
+      return true
+    }
+    if environment["XCODE_RUNNING_FOR_PREVIEWS"] == "1" { return true }
+    let name = processName.lowercased()
+    return name == "xctest" || name.hasSuffix(".xctest") || name == "swiftpm-testing-helper"
+  }
 
   private static let contexts = Mutex<[String: StorageContext]>([:])
 
@@ -106,7 +143,6 @@ enum TestDetector {
 
   /// Asks `KeepsakeTesting`, when it is linked, to observe XCTest cases.
   private static func installXCTestSupportIfAvailable() {
-    guard xcTestLoaded else { return }
     let shouldInstall = xcTestInstall.withLock { installed in
       defer { installed = true }
       return !installed
