@@ -1,0 +1,109 @@
+import Foundation
+import Keepsake
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// When saves happen, and what is left beside a file: behaviours a careless change would break
+/// without any other test noticing.
+@Suite("Save scheduling and leftovers")
+struct SaveSchedulingTests {
+  let url = URL(fileURLWithPath: "/app/notes.json")
+
+  func disk() throws -> InMemoryFileSystem {
+    try #require(StorageContext.current.fileSystem as? InMemoryFileSystem)
+  }
+
+  @Test("Mutations that go on past the save interval are saved every interval, not once each")
+  func longBurstSavesPeriodically() async throws {
+    let disk = try disk()
+    @Shared(.fileStorage(url, saveInterval: .milliseconds(20))) var count = 0
+    let started = ContinuousClock.now
+    var mutations = 0
+    while ContinuousClock.now - started < .milliseconds(300) {
+      $count.withLock { $0 += 1 }
+      mutations += 1
+      try await Task.sleep(for: .microseconds(200))
+    }
+    let elapsed = (ContinuousClock.now - started) / .milliseconds(20)
+    await $count.flush()
+    let writes = disk.completedWrites(of: url)
+    #expect(writes >= 3, "saved during the burst, not only at its end")
+    #expect(Double(writes) <= elapsed + 3, "about one write per interval")
+    #expect(writes * 10 < mutations, "far fewer writes than mutations")
+    #expect(try disk.contents(of: url) == Data("\(mutations)".utf8))
+  }
+
+  @Test("StorageContext.flush() writes the pending change of every key")
+  func contextFlushWritesEveryKey() async throws {
+    let disk = try disk()
+    let urls = (0..<3).map { URL(fileURLWithPath: "/app/key\($0).json") }
+    let keys = urls.map { Shared(.fileStorage($0, saveInterval: .seconds(3_600)), default: 0) }
+    for (index, key) in keys.enumerated() { key.withLock { $0 = index + 10 } }
+    #expect(urls.allSatisfy { (try? disk.contents(of: $0)) == nil }, "nothing written yet")
+    try await StorageContext.current.flush()
+    for (index, url) in urls.enumerated() {
+      #expect(try disk.contents(of: url) == Data("\(index + 10)".utf8))
+    }
+  }
+
+  @Test("A failed background save is retried by the next flush, with no further mutation")
+  func failedSaveRetriedByFlush() async throws {
+    let disk = try disk()
+    let failing = Mutex(true)
+    disk.faultHandler = { operation, _ in
+      operation == .rename && failing.withLock { $0 } ? .fail(.diskFull) : nil
+    }
+    @Shared(.fileStorage(url, saveInterval: .milliseconds(1))) var notes = ["draft"]
+    $notes.withLock { $0.append("typed") }
+    await $notes.flush()
+    #expect($notes.saveError != nil)
+    #expect(try disk.contents(of: url) == nil)
+    failing.withLock { $0 = false }
+    await $notes.flush()
+    #expect($notes.saveError == nil)
+    #expect(
+      try JSONDecoder().decode([String].self, from: #require(try disk.contents(of: url))) == [
+        "draft", "typed",
+      ])
+  }
+
+  @Test("Two quarantines of one file in the same second keep both copies")
+  func twoQuarantinesKeepBoth() async throws {
+    let disk = try disk()
+    disk.setContents(Data("damaged once".utf8), at: url, notifyingWatchers: false)
+    @Shared(.fileStorage(url)) var notes = [String]()
+    let first = try #require(try await $notes.replaceUnreadableData())
+    disk.setContents(Data("damaged twice".utf8), at: url, notifyingWatchers: false)
+    await #expect(throws: SharedLoadError.self) { try await $notes.load() }
+    let second = try #require(try await $notes.replaceUnreadableData())
+    #expect(first != second)
+    #expect(try disk.contents(of: first) == Data("damaged once".utf8))
+    #expect(try disk.contents(of: second) == Data("damaged twice".utf8))
+  }
+
+  @Test("Only temporary files of writers that are gone are removed; a live writer's stays")
+  func liveWritersTemporaryFileIsKept() async throws {
+    let disk = try disk()
+    let folder = url.deletingLastPathComponent()
+    // A process that has exited (its pid is free) and one that runs (this test's parent).
+    let finished = Process()
+    finished.executableURL = URL(fileURLWithPath: "/bin/true")
+    try finished.run()
+    finished.waitUntilExit()
+    let dead = folder.appendingPathComponent(
+      ".notes.json.keepsake-tmp-\(finished.processIdentifier)-1")
+    let live = folder.appendingPathComponent(".notes.json.keepsake-tmp-\(getppid())-2")
+    disk.setContents(Data("half".utf8), at: dead)
+    disk.setContents(Data("in progress".utf8), at: live)
+    @Shared(.fileStorage(url)) var notes = [String]()
+    _ = notes
+    #expect(try disk.contents(of: dead) == nil, "a dead writer's leftover is removed")
+    #expect(try disk.contents(of: live) == Data("in progress".utf8), "a live writer's is kept")
+  }
+}
