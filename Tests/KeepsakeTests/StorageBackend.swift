@@ -1,0 +1,67 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// The storage a test body runs against, so one body checks the in-memory disk and the real
+/// one alike, the way GRDB runs one body against each kind of database.
+enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  /// The test's own in-memory disk.
+  case inMemory
+  /// The real file system, confined to a fresh temporary folder.
+  case realDisk
+
+  var testDescription: String { rawValue }
+
+  /// Runs `body` with a fresh context of this kind as the current storage.
+  func run(_ body: (TestDisk) async throws -> Void) async throws {
+    switch self {
+    case .inMemory:
+      let context = StorageContext.ephemeral(name: "in-memory backend")
+      try await StorageContext.withValue(context) { try await body(TestDisk(context: context)) }
+    case .realDisk:
+      let folder = try TemporaryFolder()
+      let context = StorageContext.confined(to: folder.url)
+      try await StorageContext.withValue(context) {
+        try await body(TestDisk(context: context, folder: folder))
+      }
+    }
+  }
+}
+
+/// A test's view of its backend's disk: seeding and reading files as another process would.
+struct TestDisk: Sendable {
+  let context: StorageContext
+  /// Keeps a real disk's folder alive for the test.
+  var folder: TemporaryFolder?
+
+  var inMemory: InMemoryFileSystem? { context.fileSystem as? InMemoryFileSystem }
+
+  /// Replaces the file at `url` atomically, as another process does.
+  func write(_ data: Data, to url: URL) throws {
+    try context.fileSystem.writeAtomically(data, to: url)
+  }
+
+  func contents(of url: URL) throws -> Data? { try context.fileSystem.contents(of: url) }
+
+  func names(in folder: URL) throws -> [String] {
+    try context.fileSystem.contentsOfDirectory(at: folder)
+  }
+
+  /// Waits until `condition` holds, flushing `shared` first: an in-memory disk tells watchers at
+  /// once, a real one through the kernel, a moment later.
+  func eventually<Value>(
+    _ shared: Shared<Value>, _ condition: () -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while true {
+      await shared.flush()
+      if condition() { return }
+      if ContinuousClock.now > deadline {
+        Issue.record("the condition never held", sourceLocation: sourceLocation)
+        return
+      }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+  }
+}
