@@ -71,6 +71,9 @@ let package = Package(
     ),
     .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
     .testTarget(
+      name: "KeepsakeTestingTests", dependencies: ["KeepsakeTesting", "Keepsake", "FaultInjection"]
+    ),
+    .testTarget(
       name: "DraftsTests",
       dependencies: ["DraftsFeature", "KeepsakeTesting"],
       resources: [.copy("Fixtures")]

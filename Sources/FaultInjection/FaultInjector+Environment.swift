@@ -34,8 +34,19 @@ extension FaultInjector where Method: RawRepresentable, Method.RawValue == Strin
   /// - Throws: ``FaultPlanParseError`` for malformed text or a name that is
   ///   not a raw value of `Method`.
   public func configure(parsing text: String) throws(FaultPlanParseError) {
+    try configure(parsing: text, errors: [:])
+  }
+
+  /// Installs the plans written in `text`, whose `throw(name)` steps may also name `errors`
+  /// of the caller's own (see ``FaultPlan/init(parsing:errors:)``).
+  ///
+  /// - Throws: ``FaultPlanParseError`` for malformed text or a name that is not a raw value of
+  ///   `Method`.
+  public func configure(
+    parsing text: String, errors: [String: any Error]
+  ) throws(FaultPlanParseError) {
     var plans: [(Method, FaultPlan)] = []
-    for entry in try FaultPlan.entries(parsing: text) {
+    for entry in try FaultPlan.entries(parsing: text, errors: errors) {
       guard let method = Method(rawValue: entry.name) else {
         throw FaultPlanParseError(
           message: "unknown method '\(entry.name)'",

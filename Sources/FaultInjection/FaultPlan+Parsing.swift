@@ -21,6 +21,16 @@ extension FaultPlan {
     self = try TextParser(text).plan(text[...])
   }
 
+  /// Reads a plan whose `throw(name)` steps may also name errors of the caller's own, such as
+  /// `throw(diskFull)` for a file system double.
+  ///
+  /// - Parameter errors: Extra error names and the errors they throw; they are looked up
+  ///   before the ready-made ones.
+  /// - Throws: ``FaultPlanParseError`` pointing at the first thing it cannot read.
+  public init(parsing text: String, errors: [String: any Error]) throws(FaultPlanParseError) {
+    self = try TextParser(text, errors: errors).plan(text[...])
+  }
+
   /// Reads plans for several methods, such as `fetch=2*throw(timeout)->off;sync=delay(1s)`.
   ///
   /// Entries are `method=plan`, separated by `;`; empty entries are ignored.
@@ -41,9 +51,9 @@ extension FaultPlan {
   /// The entries of a multi-method text, keeping where each name starts so the
   /// injector can report an unknown method at its place in the text.
   static func entries(
-    parsing text: String
+    parsing text: String, errors: [String: any Error] = [:]
   ) throws(FaultPlanParseError) -> [(name: String, offset: Int, plan: FaultPlan)] {
-    try TextParser(text).entries()
+    try TextParser(text, errors: errors).entries()
   }
 }
 
@@ -53,9 +63,12 @@ private struct TextParser {
   private typealias Action = FaultPlan.Action
 
   let input: String
+  /// Error names of the caller's own, looked up before the ready-made ones.
+  let namedErrors: [String: any Error]
 
-  init(_ input: String) {
+  init(_ input: String, errors: [String: any Error] = [:]) {
     self.input = input
+    self.namedErrors = errors
   }
 
   func entries() throws(FaultPlanParseError) -> [(name: String, offset: Int, plan: FaultPlan)] {
@@ -164,6 +177,10 @@ private struct TextParser {
 
   private func error(_ text: Substring) throws(FaultPlanParseError) -> any Error {
     let (name, arguments) = try call(trimmed(text))
+    if let named = namedErrors[String(name)] {
+      try expectNoArguments(arguments, after: name)
+      return named
+    }
     switch name {
     case "timeout", "notConnected", "connectionLost", "truncatedResponse", "cancelled":
       try expectNoArguments(arguments, after: name)
@@ -184,7 +201,9 @@ private struct TextParser {
       return InjectedFault.rateLimited(retryAfter: try arguments.map(duration))
     default:
       throw failure(
-        "unknown error '\(name)'; expected timeout, notConnected, connectionLost, "
+        "unknown error '\(name)'; expected "
+          + namedErrors.keys.sorted().map { "\($0), " }.joined()
+          + "timeout, notConnected, connectionLost, "
           + "truncatedResponse, server(status), rateLimited or cancelled",
         at: name)
     }
