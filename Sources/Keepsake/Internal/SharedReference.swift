@@ -46,6 +46,10 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let heldLock = Mutex<FileLock?>(nil)
   /// Lets one transaction of this reference run at a time in this process.
   let transactions = AsyncGate()
+  /// Called after every change (``Shared/values``); see ``observeChanges(_:)``.
+  let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
+  /// Whether anything listens, so a change without listeners costs one relaxed load.
+  @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
 
   struct Status {
     var loadError: SharedLoadError?
@@ -156,6 +160,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       if readMeanwhile { registrar.willSet(self, keyPath: valueKeyPath) }
       if notify || readMeanwhile { registrar.didSet(self, keyPath: valueKeyPath) }
       didMutate()
+      if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
     }
     return try storage.withLock { value in
       defer {
@@ -170,6 +175,32 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   func notifyObserversAfterTheFact() {
     registrar.willSet(self, keyPath: valueKeyPath)
     registrar.didSet(self, keyPath: valueKeyPath)
+    if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
+  }
+
+  /// Calls `onChange` after every change of the value, on the thread that made it.
+  ///
+  /// NB: marks the value read, so mutations take the observed path, which tells listeners.
+  func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
+    hasBeenRead.store(true, ordering: .relaxed)
+    let id = changeListeners.withLock { listeners in
+      defer { listeners.next += 1 }
+      listeners.all[listeners.next] = onChange
+      hasChangeListeners.store(true, ordering: .relaxed)
+      return listeners.next
+    }
+    return StorageSubscription { [weak self] in
+      self?.changeListeners.withLock { listeners in
+        listeners.all[id] = nil
+        if listeners.all.isEmpty { self?.hasChangeListeners.store(false, ordering: .relaxed) }
+      }
+    }
+  }
+
+  @usableFromInline
+  func tellChangeListeners() {
+    let listeners = changeListeners.withLock { Array($0.all.values) }
+    for listener in listeners { listener() }
   }
 
   /// Replaces the value with one read from storage; it is already saved.
@@ -182,6 +213,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     registrar.didSet(self, keyPath: valueKeyPath)
     status.withLock { $0.savedGeneration = generation }
     if coordinated?.merge != nil { base.withLock { $0 = value } }
+    if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 
   // MARK: - Errors
@@ -274,8 +306,22 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   // MARK: - The writer queue
 
   func onWriter<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      writer.async { continuation.resume(returning: work()) }
+    // NB: the block must not keep `work` alive once the caller resumes: `update` passes a
+    // closure that only pretends to escape (`withoutActuallyEscaping`), and the runtime traps
+    // if it is still referenced when that scope ends. libdispatch releases a block only after
+    // it returns, so the closure is taken out of a box, called and dropped before resuming.
+    let box = Mutex<(@Sendable () -> T)?>(work)
+    return await withCheckedContinuation { continuation in
+      writer.async {
+        let value: T
+        do {
+          guard let work = box.withLock({ $0.take() }) else {
+            preconditionFailure("a writer job ran twice")
+          }
+          value = work()
+        }
+        continuation.resume(returning: value)
+      }
     }
   }
 

@@ -21,32 +21,61 @@ import Foundation
 /// Data that exists but cannot be read is never overwritten: the key keeps the default in
 /// memory and saves nothing over it until the app calls ``replaceUnreadableData()``.
 ///
+/// A `Shared` projects: `$settings.theme` is a `Shared<Theme>` that writes through to its
+/// parent and is saved by the parent's key, and ``elements`` (or `$drafts[id:]`) gives a
+/// reference to each element of an `Identifiable` collection.
+///
 /// `Shared` is `Sendable`; all its members may be used from any isolation.
 @propertyWrapper
+@dynamicMemberLookup
 public struct Shared<Value: Sendable>: Sendable {
-  @usableFromInline let reference: SharedReference<Value>
+  /// What the value lives in: a key's reference, or a part of another `Shared`'s value.
+  @usableFromInline enum Storage: Sendable {
+    case reference(SharedReference<Value>)
+    case projection(SharedProjection<Value>)
+  }
+
+  @usableFromInline let storage: Storage
+
+  @usableFromInline init(storage: Storage) {
+    self.storage = storage
+  }
+
+  /// The reference of the key that stores the value (the parent's, for a projection).
+  var root: any SharedRoot {
+    switch storage {
+    case .reference(let reference): return reference
+    case .projection(let projection): return projection.root
+    }
+  }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   ///
   /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
   /// reuse that reference and ignore `wrappedValue`.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.reference = StorageContext.current.reference(for: key, default: wrappedValue)
+    self.storage = .reference(StorageContext.current.reference(for: key, default: wrappedValue))
   }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
-    self.reference = StorageContext.current.reference(for: key, default: `default`)
+    self.storage = .reference(StorageContext.current.reference(for: key, default: `default`))
   }
 
   /// A shared reference to `value` that is not stored anywhere and not found by any key.
   public init(value: Value) {
-    self.reference = SharedReference(
-      key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value })
+    self.storage = .reference(
+      SharedReference(
+        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value }))
   }
 
   /// A snapshot of the current value; change it with ``withLock(_:)``.
-  public var wrappedValue: Value { reference.value }
+  public var wrappedValue: Value {
+    switch storage {
+    case .reference(let reference): return reference.value
+    case .projection(let projection): return projection.value
+    }
+  }
 
   /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
   public var projectedValue: Shared<Value> { self }
@@ -54,31 +83,46 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Changes the value under its lock; the change is seen by every reference at once and saved
   /// in the background (never on this thread for file keys).
   ///
-  /// Do not call `withLock` on the same key from inside `body`: the lock is not reentrant.
+  /// > Important: The lock is not reentrant. Do not use this `Shared`, or another `Shared` of
+  /// > the same key or a projection of it, inside `body`: that is a programming error, and the
+  /// > process stops with "Recursive call to lock Mutex" rather than deadlock silently.
   @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try reference.withLock(body)
+    switch storage {
+    case .reference(let reference): return try reference.withLock(body)
+    case .projection(let projection): return try projection.withLock(body)
+    }
+  }
+
+  /// A shared reference to a part of the value, written through to this one and saved by its
+  /// key: `$settings.theme`.
+  ///
+  /// Observers of either are told of a change through either.
+  public subscript<Member: Sendable>(
+    dynamicMember keyPath: WritableKeyPath<Value, Member>
+  ) -> Shared<Member> {
+    Shared<Member>(storage: .projection(MemberProjection(parent: self, keyPath: keyPath)))
   }
 
   /// The identity of the key, or a unique identity for a `Shared(value:)`.
-  public var keyID: SharedKeyID { reference.key.id }
+  public var keyID: SharedKeyID { root.keyID }
 
   /// The context the reference was created in; it stays the same in any task or thread.
-  public var storageContext: StorageContext { reference.context }
+  public var storageContext: StorageContext { root.context }
 
   /// Why the stored data could not be read, or `nil`; observable.
   ///
   /// While it is set, the key is protected: nothing is saved over the stored data.
-  public var loadError: SharedLoadError? { reference.loadError }
+  public var loadError: SharedLoadError? { root.loadError }
 
   /// Why the last save failed, or `nil` once a save succeeds; observable.
-  public var saveError: SharedSaveError? { reference.saveError }
+  public var saveError: SharedSaveError? { root.saveError }
 
   /// Reads the stored value again, replacing the value in memory when something is stored.
   ///
   /// - Throws: ``SharedLoadError`` when the data exists but cannot be read; the key is then
   ///   protected and the value in memory is kept.
-  public func load() async throws { try await reference.load() }
+  public func load() async throws { try await root.load() }
 
   /// Saves the current value and returns once it is durably stored (for files: written to a
   /// temporary file, flushed, renamed over the file and the folder flushed).
@@ -86,12 +130,12 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Throws: ``SharedSaveError/protected(_:)`` when the stored data could not be read (it is
   ///   left untouched), or ``SharedSaveError/writeFailed(key:underlying:)``; the previously
   ///   stored data is intact either way.
-  public func save() async throws { try await reference.save() }
+  public func save() async throws { try await root.save() }
 
   /// Writes a pending change now, if there is one, and waits for it.
   ///
   /// Errors go to ``saveError``.
-  public func flush() async { await reference.flush() }
+  public func flush() async { await root.flush() }
 
   /// Why changes other processes make to the stored data are not seen right now, or `nil`
   /// while they are.
@@ -100,14 +144,14 @@ public struct Shared<Value: Sendable>: Sendable {
   /// and cleared once a retry succeeds. Not observable: read it when showing a key's status. A
   /// key without a watch still never overwrites another process's data, since every save
   /// compares the file first; it only sees their changes at its next save or ``load()``.
-  public var watchError: (any Error)? { reference.watchError }
+  public var watchError: (any Error)? { root.watchError }
 
   /// The last time another process changed the stored data while this one had a change to
   /// save, and what was done so that neither side's data was lost; observable.
   ///
   /// It stays until the next conflict. A file key merges values that can merge (see
   /// ``SharedMerge``) and otherwise keeps the other version as a conflict copy beside the file.
-  public var lastConflict: SharedConflict? { reference.lastConflict }
+  public var lastConflict: SharedConflict? { root.lastConflict }
 
   /// Changes the value in a transaction that other processes cannot interleave with: under the
   /// file's cross-process lock, `body` runs on the freshest stored value, and the result is
@@ -128,7 +172,10 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(key:underlying:)`` when
   ///   the lock could not be taken or the write failed (the file is then as it was before).
   public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
-    try await reference.update(body)
+    switch storage {
+    case .reference(let reference): return try await reference.update(body)
+    case .projection(let projection): return try await projection.update(body)
+    }
   }
 
   /// Runs `body` as one transaction on the stored value: the file's cross-process lock is held
@@ -153,7 +200,7 @@ public struct Shared<Value: Sendable>: Sendable {
   public func withTransaction<R>(
     isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
   ) async throws -> R {
-    try await reference.withTransaction(isolation: isolation, body)
+    try await root.withTransaction(isolation: isolation, body)
   }
 
   /// Starts over from stored data that could not be read: sets the damaged data aside (for a
@@ -165,14 +212,14 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   damaged data is then still in place.
   @discardableResult
   public func replaceUnreadableData() async throws -> URL? {
-    try await reference.replaceUnreadableData()
+    try await root.replaceUnreadableData()
   }
 }
 
 extension Shared: Equatable where Value: Equatable {
   /// Two shared values are equal when their current values are.
   public static func == (lhs: Shared, rhs: Shared) -> Bool {
-    lhs.reference === rhs.reference || lhs.wrappedValue == rhs.wrappedValue
+    lhs.wrappedValue == rhs.wrappedValue
   }
 }
 
