@@ -49,8 +49,16 @@ public struct ProcessesCampaign: Sendable {
   /// A campaign with these settings.
   public init(_ configuration: Configuration) { self.configuration = configuration }
 
+  /// What the parts found, in print order.
+  private struct Findings {
+    var figures: [CampaignReport.Figure] = []
+    var failures: [String] = []
+    var notes: [String] = []
+    var temporaryLeft = 0
+  }
+
   /// What the final file of a part held.
-  struct Count {
+  private struct Count {
     var items = 0
     var lost = 0
     var duplicated = 0
@@ -61,64 +69,57 @@ public struct ProcessesCampaign: Sendable {
   /// Runs the parts and reports the figures.
   public func run() -> CampaignReport {
     let started = ContinuousClock.now
-    var figures: [CampaignReport.Figure] = []
-    var failures: [String] = []
-    var notes: [String] = []
+    var findings = Findings()
     do {
-      let folder = try ScratchFolder(campaign: "processes")
-      defer { folder.remove() }
-      let keepsakeRate = try runTransactions(in: folder.url, &figures, &failures)
-      if configuration.mergingProcesses > 0 {
-        try runMerging(in: folder.url, &figures, &failures)
-      }
+      let keepsakeRate = try runTransactions(&findings)
+      if configuration.mergingProcesses > 0 { try runMerging(&findings) }
       if configuration.comparesWithSQLite {
         if let python = SQLiteComparison.findPython() {
-          notes.append(
-            try runSQLite(python, keepsakeRate: keepsakeRate, in: folder.url, &figures))
+          try runSQLite(python, keepsakeRate: keepsakeRate, &findings)
         } else {
-          notes.append("sqlite: not measured (python3 missing)")
+          findings.notes.append("sqlite: not measured (python3 missing)")
         }
       }
-      let left = folder.temporaryFiles()
-      figures.append(.init("temporary files left", left.count, isLoss: true))
     } catch {
-      failures.append("the campaign could not run: \(error)")
+      findings.failures.append("the campaign could not run: \(error)")
     }
+    findings.figures.append(.init("temporary files left", findings.temporaryLeft, isLoss: true))
     var settings =
       "\(configuration.processes) processes × \(configuration.transactions) transactions"
-    settings += " (\(configuration.transactionWriter.rawValue) writer)"
+      + " (\(configuration.transactionWriter.rawValue) writer)"
     if configuration.mergingProcesses > 0 {
       settings +=
         ", \(configuration.mergingProcesses) × \(configuration.mergingItems) merging"
         + ", seed \(configuration.seed)"
     }
     return CampaignReport(
-      campaign: "processes", settings: ([settings] + notes).joined(separator: "; "),
-      figures: figures, failures: failures, seconds: started.duration(to: .now).seconds)
+      campaign: "processes", settings: ([settings] + findings.notes).joined(separator: "; "),
+      figures: findings.figures, failures: findings.failures,
+      seconds: started.duration(to: .now).seconds)
   }
 
   /// Part 1; returns Keepsake's transactions per second.
-  private func runTransactions(
-    in scratch: URL, _ figures: inout [CampaignReport.Figure], _ failures: inout [String]
-  ) throws -> Double {
-    let folder = scratch.appendingPathComponent("transactions")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  private func runTransactions(_ findings: inout Findings) throws -> Double {
+    let scratch = try ScratchFolder(campaign: "processes-transactions")
+    defer { scratch.remove() }
+    let folder = scratch.url
     let url = folder.appendingPathComponent("items.json")
     let group = runChildren(
       "transactions process", mode: configuration.transactionWriter, url: url,
       processes: configuration.processes, count: configuration.transactions)
-    failures += group.failures
+    findings.failures += group.failures
+    findings.temporaryLeft += scratch.temporaryFiles().count
     let totals = group.doneTotals(count: 3)
     let count = Self.count(
       url, unmerged: configuration.transactionWriter == .unmerged, group: group,
       expected: ProcessItem.expected(
         processes: configuration.processes, count: configuration.transactions))
-    failures += count.failures
+    findings.failures += count.failures
     let copies = Self.conflictCopies(in: folder)
     let acknowledged = group.added.count
     let rate = group.seconds > 0 ? Double(acknowledged) / group.seconds : 0
     let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
-    figures += [
+    findings.figures += [
       .init("transactions", acknowledged),
       .init("items in the file", count.items),
       .init("lost items", count.lost, isLoss: true),
@@ -131,7 +132,7 @@ public struct ProcessesCampaign: Sendable {
     if configuration.transactionWriter == .unmerged || !copies.files.isEmpty {
       // Rule 7 keeps what a save could not merge: the file lost these, a person can find them.
       let recovered = Set(copies.ids).intersection(group.added).subtracting(count.ids)
-      figures += [
+      findings.figures += [
         .init("conflicts kept both", totals[2]),
         .init("conflict copies", copies.files.count),
         .init("lost items found in conflict copies", recovered.count),
@@ -141,23 +142,23 @@ public struct ProcessesCampaign: Sendable {
   }
 
   /// Part 2.
-  private func runMerging(
-    in scratch: URL, _ figures: inout [CampaignReport.Figure], _ failures: inout [String]
-  ) throws {
-    let folder = scratch.appendingPathComponent("merging")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  private func runMerging(_ findings: inout Findings) throws {
+    let scratch = try ScratchFolder(campaign: "processes-merging")
+    defer { scratch.remove() }
+    let folder = scratch.url
     let url = folder.appendingPathComponent("items.json")
     let group = runChildren(
       "merging process", mode: .merging, url: url, processes: configuration.mergingProcesses,
       count: configuration.mergingItems)
-    failures += group.failures
+    findings.failures += group.failures
+    findings.temporaryLeft += scratch.temporaryFiles().count
     let totals = group.doneTotals(count: 3)
     let count = Self.count(
       url, unmerged: false, group: group,
       expected: ProcessItem.expected(
         processes: configuration.mergingProcesses, count: configuration.mergingItems))
-    failures += count.failures
-    figures += [
+    findings.failures += count.failures
+    findings.figures += [
       .init("merging: items added", group.added.count),
       .init("merging: items in the file", count.items),
       .init("merging: lost items", count.lost, isLoss: true),
@@ -169,19 +170,19 @@ public struct ProcessesCampaign: Sendable {
     ]
   }
 
-  /// Part 3; returns the note for the report's settings.
+  /// Part 3.
   private func runSQLite(
-    _ python: String, keepsakeRate: Double, in scratch: URL,
-    _ figures: inout [CampaignReport.Figure]
-  ) throws -> String {
-    let folder = scratch.appendingPathComponent("sqlite")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    _ python: String, keepsakeRate: Double, _ findings: inout Findings
+  ) throws {
+    let scratch = try ScratchFolder(campaign: "processes-sqlite")
+    defer { scratch.remove() }
+    let folder = scratch.url
     let sqlite = SQLiteComparison.run(
       python: python, processes: configuration.processes,
       transactions: configuration.transactions, folder: folder, timeout: configuration.timeout)
     let rate = sqlite.seconds > 0 ? Double(sqlite.rows) / sqlite.seconds : 0
     let ratio = rate > 0 ? keepsakeRate / rate : 0
-    figures += [
+    findings.figures += [
       .init("sqlite transactions per second", Int(rate.rounded())),
       .init("sqlite parallel phase (ms)", Int((sqlite.seconds * 1000).rounded())),
       .init("sqlite rows", sqlite.rows),
@@ -190,7 +191,8 @@ public struct ProcessesCampaign: Sendable {
     // NB: the comparison is not a verdict, so its own problems are a note, not a failure.
     let problems =
       sqlite.failures.isEmpty ? "" : ", " + sqlite.failures.prefix(3).joined(separator: ", ")
-    return "sqlite: \(sqlite.journalMode) journal, synchronous=FULL, BEGIN IMMEDIATE\(problems)"
+    findings.notes.append(
+      "sqlite: \(sqlite.journalMode) journal, synchronous=FULL, BEGIN IMMEDIATE\(problems)")
   }
 
   private func runChildren(
