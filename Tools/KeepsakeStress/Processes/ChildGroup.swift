@@ -94,8 +94,11 @@ struct ChildGroup {
       if ending.signal == SIGKILL {
         group.failures.append("\(name) \(index) did not finish within \(Int(timeout)) s, killed")
       } else if !ending.succeeded || report.done == nil {
-        group.failures.append(
-          "\(name) \(index) failed (\(ending)): \(report.otherLines.suffix(2))")
+        // NB: a child's standard error is the campaign's, so a crash's message is printed above.
+        let said =
+          report.otherLines.isEmpty
+          ? "no output, see its standard error" : "\(report.otherLines.suffix(2))"
+        group.failures.append("\(name) \(index) failed (\(ending)): \(said)")
       }
     }
     return group
