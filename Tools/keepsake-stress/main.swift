@@ -2,8 +2,8 @@ import Foundation
 import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
-// processes). Prints each campaign's figures and `N passed, N failed`; exits 1 when a campaign
-// lost or damaged data, 2 on a usage error.
+// processes, many processes on one file). Prints each campaign's figures and `N passed,
+// N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
 //   writer <file> [--id X] [--seconds S] [--records N] [--report-saves] [--ack-before-save]
@@ -11,6 +11,8 @@ import KeepsakeStress
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
+//   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
+//                   --start-file F [--seed S]
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -78,20 +80,28 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 let usage = """
-  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process] [--seed S]
-                         [--kills N] [--cases N] [--seconds S]
+  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes] [--seed S]
+                         [--kills N] [--cases N] [--seconds S] [--processes N]
+                         [--transactions N] [--writer update|with-transaction|unmerged]
 
-    --campaign  which campaign to run (default: all)
-    --seed      makes kill delays and fuzz cases repeatable (default: random, printed)
-    --kills     writers the crash campaign kills (default: 300)
-    --cases     damaged files the fuzz campaign loads (default: 20000)
-    --seconds   how long the two-process campaign writes (default: 10)
+    --campaign      which campaign to run (default: all)
+    --seed          makes kill delays, fuzz cases and pauses repeatable (default: random, printed)
+    --kills         writers the crash campaign kills (default: 300)
+    --cases         damaged files the fuzz campaign loads (default: 20000)
+    --seconds       how long the two-process campaign writes (default: 10)
+    --processes     processes running transactions in the processes campaign (default: 8)
+    --transactions  transactions each of them runs (default: 200)
+    --writer        how they write: update, with-transaction, or unmerged, a deliberately
+                    broken writer that must lose items (default: update)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process"]
+let campaigns = ["faults", "fuzz", "crash", "two-process", "processes"]
 
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
-  try arguments.rejectUnknown(["--campaign", "--seed", "--kills", "--cases", "--seconds"])
+  try arguments.rejectUnknown([
+    "--campaign", "--seed", "--kills", "--cases", "--seconds", "--processes", "--transactions",
+    "--writer",
+  ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
   }
@@ -103,6 +113,13 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let kills = try arguments.integer("--kills", default: 300)
   let cases = try arguments.integer("--cases", default: 20_000)
   let seconds = try arguments.seconds("--seconds", default: 10)
+  let processes = try arguments.integer("--processes", default: 8)
+  let transactions = try arguments.integer("--transactions", default: 200)
+  let writers: [ProcessesChild.Mode] = [.update, .withTransaction, .unmerged]
+  let writerName = arguments.options["--writer"] ?? "update"
+  guard let writer = ProcessesChild.Mode(rawValue: writerName), writers.contains(writer) else {
+    throw UsageError("--writer takes \(writers.map(\.rawValue).joined(separator: "|"))")
+  }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
@@ -122,10 +139,17 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.kills = kills
       configuration.seed = seed
       report = CrashCampaign(configuration).run()
-    default:
+    case "two-process":
       var configuration = TwoProcessCampaign.Configuration(executable: executable)
       configuration.seconds = seconds
       report = TwoProcessCampaign(configuration).run()
+    default:
+      var configuration = ProcessesCampaign.Configuration(executable: executable)
+      configuration.processes = processes
+      configuration.transactions = transactions
+      configuration.seed = seed
+      configuration.transactionWriter = writer
+      report = ProcessesCampaign(configuration).run()
     }
     print(report)
     reports.append(report)
@@ -186,6 +210,21 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     }
     StandardOutput.write("result \(await kind.load(try arguments.file()))")
     return 0
+  case "processes-child":
+    try arguments.rejectUnknown(["--mode", "--process", "--count", "--start-file", "--seed"])
+    let modes = ProcessesChild.Mode.allCases.map(\.rawValue).joined(separator: "|")
+    guard let mode = arguments.options["--mode"].flatMap(ProcessesChild.Mode.init(rawValue:))
+    else { throw UsageError("processes-child needs --mode \(modes)") }
+    guard let start = arguments.options["--start-file"] else {
+      throw UsageError("processes-child needs --start-file")
+    }
+    var options = ProcessesChild.Options(
+      url: try arguments.file(), startFile: URL(fileURLWithPath: start))
+    options.mode = mode
+    options.process = try arguments.integer("--process", default: 0)
+    options.count = try arguments.integer("--count", default: options.count)
+    options.seed = try arguments.seed() ?? 1
+    return await ProcessesChild.run(options)
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")
   }
@@ -200,6 +239,7 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
+      "processes-child",
     ].contains(mode)
   {
     status = try await runChild(arguments)

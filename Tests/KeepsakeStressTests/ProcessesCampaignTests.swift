@@ -1,0 +1,72 @@
+import Foundation
+import KeepsakeStress
+import Testing
+
+// NB: serialized: every test starts several processes that fsync on every save, and the
+// machines this runs on have two cores.
+@Suite("Processes campaign", .serialized)
+struct ProcessesCampaignTests {
+  /// A small campaign: only the parts a test turns on.
+  private func configuration(
+    processes: Int = 0, transactions: Int = 10, writer: ProcessesChild.Mode = .update,
+    mergingProcesses: Int = 0
+  ) -> ProcessesCampaign.Configuration {
+    var configuration = ProcessesCampaign.Configuration(executable: stressExecutable)
+    configuration.processes = processes
+    configuration.transactions = transactions
+    configuration.transactionWriter = writer
+    configuration.mergingProcesses = mergingProcesses
+    configuration.mergingItems = 10
+    configuration.seed = 5
+    configuration.comparesWithSQLite = false
+    configuration.timeout = 60
+    return configuration
+  }
+
+  @Test(
+    "Three processes of ten transactions each keep all 30 items, none doubled",
+    arguments: [ProcessesChild.Mode.update, .withTransaction])
+  func transactionsLoseNothing(_ writer: ProcessesChild.Mode) {
+    let report = ProcessesCampaign(configuration(processes: 3, writer: writer)).run()
+    #expect(report.passed, "\(report)")
+    #expect(report[figure: "transactions"] == 30)
+    #expect(report[figure: "items in the file"] == 30)
+    #expect(report[figure: "lost items"] == 0)
+    #expect(report[figure: "duplicated items"] == 0)
+    #expect(report[figure: "transaction processes failed"] == 0)
+  }
+
+  @Test("Two processes whose background saves race keep every item they added")
+  func mergingLosesNothing() {
+    let report = ProcessesCampaign(configuration(mergingProcesses: 2)).run()
+    #expect(report.passed, "\(report)")
+    #expect(report[figure: "merging: items added"] == 20)
+    #expect(report[figure: "merging: items in the file"] == 20)
+    #expect(report[figure: "merging: lost items"] == 0)
+    #expect(report[figure: "merging: duplicated items"] == 0)
+  }
+
+  @Test("A writer that cannot merge is caught losing items, which its conflict copies keep")
+  func unmergedWriterIsCaught() {
+    let report = ProcessesCampaign(configuration(processes: 3, writer: .unmerged)).run()
+    #expect(!report.passed)
+    let lost = report[figure: "lost items"] ?? 0
+    #expect(lost > 0, "\(report)")
+    #expect(report[figure: "lost items found in conflict copies"] == lost, "\(report)")
+  }
+
+  @Test("SQLite does the same transactions beside it, or says it was not measured")
+  func sqliteComparison() {
+    var configuration = configuration(processes: 2, transactions: 5, writer: .withTransaction)
+    configuration.comparesWithSQLite = true
+    let report = ProcessesCampaign(configuration).run()
+    #expect(report.passed, "\(report)")
+    if report.settings.contains("python3 missing") {
+      #expect(report[figure: "sqlite rows"] == nil)
+    } else {
+      #expect(report[figure: "sqlite rows"] == 10, "\(report)")
+      #expect(report.settings.contains("sqlite: wal journal, synchronous=FULL"), "\(report)")
+      #expect((report[figure: "sqlite transactions per second"] ?? 0) > 0)
+    }
+  }
+}
