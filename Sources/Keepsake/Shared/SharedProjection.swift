@@ -72,8 +72,7 @@ final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<
     try parent.withLock { try body(&$0[keyPath: keyPath]) }
   }
 
-  override func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R
-  {
+  override func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
     let keyPath = UncheckedKeyPath(keyPath)
     return try await parent.update { try body(&$0[keyPath: keyPath.path]) }
   }
@@ -128,8 +127,7 @@ class LastKnownProjection<Parent: Sendable, Value: Sendable>: SharedProjection<V
     return result
   }
 
-  override func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R
-  {
+  override func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
     // NB: a transaction on a missing part changes nothing and says why, like `withLock`.
     let outcome = try await parent.update { parentValue -> R? in
       try self.modify(&parentValue, body)

@@ -35,6 +35,12 @@ extension StorageContext {
     return reference
   }
 
+  /// The live reference of `key`, if it has one; never creates it.
+  func existingReference<Key: SharedKey>(for key: Key) -> SharedReference<Key.Value>? {
+    let slot = references.withLock { $0[key.id] }
+    return slot?.reference as? SharedReference<Key.Value>
+  }
+
   /// Forgets the slot of a reference that is going away, unless a lookup is using the slot (it
   /// may be creating the key's next reference there) or the slot already holds another one.
   func forget(_ id: SharedKeyID, reference: ObjectIdentifier) {

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A key together with its default, declared once, so `@Shared(.hasSeenIntro) var hasSeenIntro`
+/// needs no `= false` at each use.
+///
+/// ```swift
+/// extension SharedKey where Self == AppStorageKey<Bool>.Default {
+///   static var hasSeenIntro: Self { Self[.appStorage("hasSeenIntro"), default: false] }
+/// }
+///
+/// @Shared(.hasSeenIntro) var hasSeenIntro
+/// ```
+///
+/// As with any key, the first `Shared` of the key in a context decides the default; a default
+/// given at a use site (`@Shared(.hasSeenIntro) var seen = true`) wins only if it comes first.
+public struct SharedKeyDefault<Base: SharedKey>: SharedKey {
+  /// The key.
+  public let base: Base
+  private let makeDefault: @Sendable () -> Base.Value
+
+  /// The key `base`, whose value is `defaultValue` while nothing is stored.
+  public static subscript(
+    _ base: Base, default defaultValue: @escaping @autoclosure @Sendable () -> Base.Value
+  ) -> Self {
+    Self(base: base, makeDefault: defaultValue)
+  }
+
+  /// The default.
+  public var defaultValue: Base.Value { makeDefault() }
+
+  public var id: SharedKeyID { base.id }
+  public var saveTiming: SaveTiming { base.saveTiming }
+  public func load(in context: StorageContext) throws -> Base.Value? { try base.load(in: context) }
+  public func save(_ value: Base.Value, in context: StorageContext) throws {
+    try base.save(value, in: context)
+  }
+  public func subscribe(
+    in context: StorageContext, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    base.subscribe(in: context, onChange: onChange)
+  }
+  public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
+    try base.quarantineUnreadable(in: context)
+  }
+  public func reload(in context: StorageContext) throws -> SharedLoadResult<Base.Value> {
+    try base.reload(in: context)
+  }
+}
+
+extension SharedKey {
+  /// This key with a default declared once: `Self[.appStorage("isOn"), default: false]`.
+  public typealias Default = SharedKeyDefault<Self>
+}
+
+extension Shared {
+  /// A shared value stored by `key`, with the default declared by the key.
+  public init<Base: SharedKey<Value>>(_ key: SharedKeyDefault<Base>) {
+    // NB: the reference is the base key's, so a file key keeps its cross-process protocol.
+    self.init(key.base, default: key.defaultValue)
+  }
+
+  /// A shared value stored by `key`; `wrappedValue` is the default if this is the key's first
+  /// use in the context, else the key's own.
+  public init<Base: SharedKey<Value>>(
+    wrappedValue: @autoclosure () -> Value, _ key: SharedKeyDefault<Base>
+  ) {
+    self.init(key.base, default: wrappedValue())
+  }
+
+  /// The value stored by `key`, which must exist.
+  ///
+  /// ```swift
+  /// let settings = try Shared(require: .fileStorage(settingsURL))
+  /// ```
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read. A key already in use in the context
+  ///   is returned as it is.
+  public init(require key: some SharedKey<Value>) throws {
+    let context = StorageContext.current
+    if let existing = context.existingReference(for: key) {
+      self.init(storage: .reference(existing))
+      return
+    }
+    let loaded: Value?
+    do {
+      loaded = try key.load(in: context)
+    } catch let error as SharedLoadError {
+      throw error
+    } catch {
+      throw SharedLoadError(key: key.id, underlying: error)
+    }
+    guard let loaded else { throw SharedLoadError(key: key.id, underlying: NothingStored()) }
+    self.init(key, default: loaded)
+  }
+}
+
+extension SharedReader {
+  /// Read-only access to the value stored by `key`, with the default declared by the key.
+  public init<Base: SharedKey<Value>>(_ key: SharedKeyDefault<Base>) {
+    self.init(Shared(key))
+  }
+
+  /// Read-only access to the value stored by `key`; `wrappedValue` is the default if this is the
+  /// key's first use in the context.
+  public init<Base: SharedKey<Value>>(
+    wrappedValue: @autoclosure () -> Value, _ key: SharedKeyDefault<Base>
+  ) {
+    self.init(Shared(key.base, default: wrappedValue()))
+  }
+}
+
+/// What `Shared(require:)` throws (inside a ``SharedLoadError``) when nothing is stored.
+public struct NothingStored: Error, Sendable, CustomStringConvertible {
+  public var description: String { "nothing is stored for this key yet." }
+}
