@@ -78,3 +78,83 @@ extension SharedKey {
     AppStorageKey(key, suiteName: suiteName, coding: .json)
   }
 }
+
+// Optionals are stored as their wrapped type's native value, and setting `nil` removes the
+// preference, as with `@AppStorage`: not as JSON `null` through the `Codable` overload.
+extension SharedKey {
+  /// An optional `Bool` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<Bool?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.bool))
+  }
+
+  /// An optional `Int` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<Int?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.int))
+  }
+
+  /// An optional `Double` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<Double?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.double))
+  }
+
+  /// An optional `String` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<String?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.string))
+  }
+
+  /// An optional `Data` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<Data?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.data))
+  }
+
+  /// An optional `URL` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<URL?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.url))
+  }
+
+  /// An optional `Date` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<Date?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.date))
+  }
+
+  /// An optional `[String]` preference; `nil` removes it.
+  public static func appStorage(_ key: String, suiteName: String? = nil) -> Self
+  where Self == AppStorageKey<[String]?> {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.strings))
+  }
+
+  /// An optional `RawRepresentable` preference stored by its `String` raw value; `nil` removes it.
+  public static func appStorage<Wrapped: RawRepresentable & Sendable>(
+    _ key: String, suiteName: String? = nil
+  ) -> Self where Self == AppStorageKey<Wrapped?>, Wrapped.RawValue == String {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.rawString))
+  }
+
+  /// An optional `RawRepresentable` preference stored by its `Int` raw value; `nil` removes it.
+  public static func appStorage<Wrapped: RawRepresentable & Sendable>(
+    _ key: String, suiteName: String? = nil
+  ) -> Self where Self == AppStorageKey<Wrapped?>, Wrapped.RawValue == Int {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.rawInt))
+  }
+
+  /// An optional `RawRepresentable & Codable` preference stored by its `String` raw value.
+  public static func appStorage<Wrapped: RawRepresentable & Codable & Sendable>(
+    _ key: String, suiteName: String? = nil
+  ) -> Self where Self == AppStorageKey<Wrapped?>, Wrapped.RawValue == String {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.rawString))
+  }
+
+  /// An optional `RawRepresentable & Codable` preference stored by its `Int` raw value.
+  public static func appStorage<Wrapped: RawRepresentable & Codable & Sendable>(
+    _ key: String, suiteName: String? = nil
+  ) -> Self where Self == AppStorageKey<Wrapped?>, Wrapped.RawValue == Int {
+    AppStorageKey(key, suiteName: suiteName, coding: .optional(.rawInt))
+  }
+}

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// @Shared(.appStorage("hasSeenIntro")) var hasSeenIntro = false
-/// @Shared(.appStorage("theme", store: .suite("group.app"))) var theme = Theme.system
+/// @Shared(.appStorage("theme", suiteName: "group.app")) var theme = Theme.system
 /// ```
 ///
 /// A stored value of another type than the key's (say, a string where a number is expected) is
@@ -75,7 +75,19 @@ public enum AppStorageError: Error, Equatable, Sendable, CustomStringConvertible
 /// Converts a key's values to and from what preferences store.
 struct PreferenceCoding<Value: Sendable>: Sendable {
   var decode: @Sendable (PreferenceValue) -> Value?
-  var encode: @Sendable (Value) throws -> PreferenceValue
+  /// The preference to store, or `nil` to remove it (an optional set to `nil`).
+  var encode: @Sendable (Value) throws -> PreferenceValue?
+}
+
+extension PreferenceCoding {
+  /// An optional stored as its wrapped type's native value; `nil` removes the preference, the
+  /// way `UserDefaults` users expect.
+  static func optional<Wrapped: Sendable>(_ wrapped: PreferenceCoding<Wrapped>) -> Self
+  where Value == Wrapped? {
+    .init(
+      decode: { stored in wrapped.decode(stored).map { .some($0) } },
+      encode: { value in try value.flatMap { try wrapped.encode($0) } })
+  }
 }
 
 extension PreferenceCoding {
