@@ -58,6 +58,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     var savedGeneration: UInt64 = 0
     /// The last time another process's change met a change of ours.
     var lastConflict: SharedConflict?
+    /// Whether the first load is still to come (keys that load in the background).
+    var isLoading = false
   }
 
   /// Creates the reference and reads the stored value synchronously, so the first read of a
@@ -71,8 +73,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.writer = DispatchQueue(label: "keepsake.shared.\(key.id)")
     var initial: Value?
     var loadError: SharedLoadError?
+    let loadsLater = (key as? any BackgroundLoadingKey)?.loadsInBackground ?? false
     do {
-      initial = try key.load(in: context)
+      // NB: a key that loads in the background starts from its default; the load arrives
+      // through the outside-change path, which merges with any change made meanwhile.
+      if !loadsLater { initial = try key.load(in: context) }
     } catch {
       loadError = SharedReference.loadError(error, key: key)
     }
@@ -80,14 +85,20 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.fallback = fallback
     self.storage = Mutex(initial ?? fallback)
     if coordinated?.merge != nil { base.withLock { $0 = initial ?? fallback } }
-    status.withLock { $0.loadError = loadError }
+    status.withLock {
+      $0.loadError = loadError
+      $0.isLoading = loadsLater
+    }
     isProtected.store(loadError != nil, ordering: .releasing)
+    writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
     let subscription = key.subscribe(in: context) { [weak self] in
       guard let self else { return }
       writer.async { self.reloadAfterOutsideChange() }
     }
     self.subscription.withLock { $0 = subscription }
-    writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+    if loadsLater && coordinated != nil {
+      writer.async { [self] in reloadAfterOutsideChange() }
+    }
     if persists { ExitFlush.watch(context) }
   }
 
@@ -231,6 +242,19 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   var lastConflict: SharedConflict? {
     registrar.access(self, keyPath: \.lastConflict)
     return status.withLock { $0.lastConflict }
+  }
+
+  var isLoading: Bool {
+    registrar.access(self, keyPath: \.isLoading)
+    return status.withLock { $0.isLoading }
+  }
+
+  /// Ends the loading state once the first load has come (or failed).
+  func finishLoading() {
+    guard status.withLock({ $0.isLoading }) else { return }
+    registrar.withMutation(of: self, keyPath: \.isLoading) {
+      status.withLock { $0.isLoading = false }
+    }
   }
 
   /// Why outside changes of the stored data are not seen right now, if they are not.

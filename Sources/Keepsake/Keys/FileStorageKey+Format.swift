@@ -19,10 +19,12 @@ extension SharedKey {
   public static func fileStorage<Format: VersionedFormat>(
     _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500),
     maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
+    loadsInBackground: Bool = false,
     merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize, merge: merge,
+      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
+      loadsInBackground: loadsInBackground, merge: merge,
       decode: { data in try Format.decode(data) },
       encode: { value in try Format.encode(value) })
   }

@@ -23,6 +23,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let interval: Duration
   /// The largest file the key reads; a larger one is refused unread (DESIGN.md, rule 8).
   public let maximumFileSize: Int
+  /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
+  public let loadsInBackground: Bool
   /// How a pending change merges with another process's change of the file, if it can.
   let merge: SharedMerge<Value>?
   /// What this key last read or wrote, to tell its own writes from someone else's.
@@ -35,6 +37,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ///   - saveInterval: The most often the file is written while the value keeps changing.
   ///   - maximumFileSize: The largest file the key reads. A larger one sets ``Shared/loadError``
   ///     naming its size and the limit, is not read, and is left as it is.
+  ///   - loadsInBackground: Read the file off the caller's thread: the value is the default,
+  ///     with ``Shared/isLoading`` true, until it is read. For large files read at launch.
   ///   - merge: How a pending change merges with another process's change of the file. By
   ///     default, values that conform to ``SharedMergeable`` merge (arrays of `Identifiable`
   ///     elements and dictionaries do); other values keep both versions (see
@@ -45,6 +49,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     url: URL,
     saveInterval: Duration = .milliseconds(500),
     maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
+    loadsInBackground: Bool = false,
     merge: SharedMerge<Value>? = nil,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data
@@ -52,6 +57,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     self.url = url
     self.interval = saveInterval
     self.maximumFileSize = maximumFileSize
+    self.loadsInBackground = loadsInBackground
     self.merge = merge ?? SharedMerge.conformance(of: Value.self)
     self.decode = decode
     self.encode = encode
@@ -136,6 +142,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 }
 
+extension FileStorageKey: BackgroundLoadingKey {}
+
 extension FileStorageKey: CoordinatedKey {
   func lock(in context: StorageContext) throws -> FileLock {
     try context.fileSystem.lockExclusively(url)
@@ -216,15 +224,18 @@ extension SharedKey {
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
   ///   - maximumFileSize: The largest file the key reads; a larger one is refused unread.
+  ///   - loadsInBackground: Read the file off the caller's thread (``Shared/isLoading``).
   ///   - merge: How a pending change merges with another process's change of the file; by
   ///     default ``SharedMergeable`` values merge and others keep both versions.
   public static func fileStorage<Value: Codable & Sendable>(
     _ url: URL, saveInterval: Duration = .milliseconds(500),
     maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,
+    loadsInBackground: Bool = false,
     merge: SharedMerge<Value>? = nil
   ) -> Self where Self == FileStorageKey<Value> {
     FileStorageKey(
-      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize, merge: merge,
+      url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
+      loadsInBackground: loadsInBackground, merge: merge,
       decode: { try JSONInput.decode(Value.self, from: $0) },
       encode: { value in
         let encoder = JSONEncoder()

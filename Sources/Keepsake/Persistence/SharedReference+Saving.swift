@@ -157,6 +157,7 @@ extension SharedReference {
 
   /// Takes in a change another process (or another reference) made to the stored data.
   func reloadAfterOutsideChange() {
+    defer { finishLoading() }
     if let coordinated {
       reloadCoordinated(coordinated)
       return

@@ -137,6 +137,13 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Errors go to ``saveError``.
   public func flush() async { await root.flush() }
 
+  /// Whether the first load is still under way, for keys that load in the background
+  /// (`.fileStorage(url, loadsInBackground: true)`, reader keys); observable.
+  ///
+  /// The value is the default until the load arrives. A change made meanwhile is kept: it meets
+  /// the loaded value the way a change meets another process's save (merged, or both kept).
+  public var isLoading: Bool { root.isLoading }
+
   /// Why changes other processes make to the stored data are not seen right now, or `nil`
   /// while they are.
   ///

@@ -10,6 +10,7 @@ protocol SharedRoot: AnyObject, Sendable {
   var saveError: SharedSaveError? { get }
   var lastConflict: SharedConflict? { get }
   var watchError: (any Error)? { get }
+  var isLoading: Bool { get }
   func load() async throws
   func save() async throws
   func flush() async
