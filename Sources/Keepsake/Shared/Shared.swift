@@ -77,8 +77,35 @@ public struct Shared<Value: Sendable>: Sendable {
     }
   }
 
-  /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
-  public var projectedValue: Shared<Value> { self }
+  /// The `Shared` itself, for `$value.withLock { ... }` and the other members; assign another
+  /// `Shared` to it to point the property at another key (`$user = Shared(.fileStorage(url))`).
+  public var projectedValue: Shared<Value> {
+    get { self }
+    set { self = newValue }
+  }
+
+  /// Points this `Shared` at another key, in the same storage context, and reads it: for a
+  /// view model that switches files (another account, another document).
+  ///
+  /// ```swift
+  /// try await $user.load(.fileStorage(otherAccountURL))
+  /// ```
+  ///
+  /// The new key's value is read now; when nothing is stored, the value is this `Shared`'s own
+  /// default. Other `Shared`s of the old key are not affected.
+  ///
+  /// - Throws: ``SharedLoadError`` when the new key's data exists but cannot be read (this
+  ///   `Shared` then points at it, protected, as any key with unreadable data is).
+  public mutating func load(_ key: some SharedKey<Value>) async throws {
+    let fallback: Value
+    switch storage {
+    case .reference(let reference): fallback = reference.fallback
+    case .projection(let projection): fallback = projection.value
+    }
+    let context = storageContext
+    self = StorageContext.withValue(context) { Shared(key, default: fallback) }
+    if let loadError { throw loadError }
+  }
 
   /// Changes the value under its lock; the change is seen by every reference at once and saved
   /// in the background (never on this thread for file keys).
