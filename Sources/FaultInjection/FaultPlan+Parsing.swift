@@ -24,8 +24,10 @@ extension FaultPlan {
   /// Reads a plan whose `throw(name)` steps may also name errors of the caller's own, such as
   /// `throw(diskFull)` for a file system double.
   ///
-  /// - Parameter errors: Extra error names and the errors they throw; they are looked up
-  ///   before the ready-made ones.
+  /// - Parameters:
+  ///   - text: The plan, in the form of ``init(parsing:)``.
+  ///   - errors: Extra error names and the errors they throw; they are looked up before the
+  ///     ready-made ones.
   /// - Throws: ``FaultPlanParseError`` pointing at the first thing it cannot read.
   public init(parsing text: String, errors: [String: any Error]) throws(FaultPlanParseError) {
     self = try TextParser(text, errors: errors).plan(text[...])

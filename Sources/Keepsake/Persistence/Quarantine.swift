@@ -20,7 +20,11 @@ public enum Quarantine {
 
   /// A new quarantine name for `url` at `date`, not among `existingNames`.
   ///
-  /// - Parameter marker: ``marker`` for a damaged file, ``conflictMarker`` for a conflict copy.
+  /// - Parameters:
+  ///   - url: The file the copy is of.
+  ///   - date: When the copy is made; its UTC time, to the second, is in the name.
+  ///   - existingNames: The names already in the folder; a counter keeps the new one apart.
+  ///   - marker: ``marker`` for a damaged file, ``conflictMarker`` for a conflict copy.
   public static func url(
     for url: URL, at date: Date = Date(), existingNames: Set<String> = [],
     marker: String = Quarantine.marker

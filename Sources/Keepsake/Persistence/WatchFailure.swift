@@ -29,7 +29,7 @@ public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible 
     case addWatch
   }
 
-  /// The path of the watched file, as given to ``FolderWatcher/watch(_:onChange:)``.
+  /// The path of the watched file, as given to the process's watcher.
   public var file: String
   /// The folder that could not be watched.
   ///
