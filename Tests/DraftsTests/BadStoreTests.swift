@@ -28,13 +28,8 @@ struct BadStoreTests {
     "A FIFO or a device as the store fails the command at once with one line on stderr",
     arguments: Store.allCases, [["list"], ["add", "hello"]])
   func answersAtOnce(_ store: Store, _ command: [String]) throws {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: DraftsProcess.executable.path),
-      "build the drafts product first (swift build --build-tests)")
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-bad-store-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let temporary = try DraftsProcess.home()
+    let folder = temporary.url
     let path = folder.appendingPathComponent("drafts.json").path
     try #require(store.make(at: path) == 0, "could not make \(store) at \(path)")
     let before = try Self.snapshot(path)

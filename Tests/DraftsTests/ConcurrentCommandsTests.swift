@@ -9,13 +9,8 @@ import Testing
 struct ConcurrentCommandsTests {
   @Test("Parallel adds, edits and pins of one store lose nothing")
   func parallelCommandsLoseNothing() throws {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: DraftsProcess.executable.path),
-      "build the drafts product first (swift build --build-tests)")
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-parallel-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
+    let temporary = try DraftsProcess.home()
+    let folder = temporary.url
     let store = folder.appendingPathComponent("drafts.json")
     let seeded = (0..<8).map { Draft(id: UUID(), body: "seed \($0)") }
     try DraftsFormat.encode(seeded).write(to: store)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
   import Glibc
@@ -11,6 +12,26 @@ enum DraftsProcess {
   /// The `drafts` executable `swift build` puts beside the test bundle in `.build/debug`.
   static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("drafts")
+
+  /// A fresh folder to be the child's home (and store), removed when the folder is released;
+  /// requires the built `drafts` product.
+  static func home() throws -> Home {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "build the drafts product first (swift build --build-tests)")
+    return try Home()
+  }
+
+  /// A temporary home folder, removed on deinit.
+  final class Home: Sendable {
+    let url: URL
+    init() throws {
+      url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("keepsake-drafts-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+  }
 
   /// How a run of `drafts` ended.
   struct Run {

@@ -38,13 +38,8 @@ struct StorageDetectionTests {
     "Test runners, previews and the app-wide override never write the real store",
     arguments: settings)
   func detection(_ setting: Setting) throws {
-    try #require(
-      FileManager.default.isExecutableFile(atPath: DraftsProcess.executable.path),
-      "build the drafts product first (swift build --build-tests)")
-    let home = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-detect-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: home) }
+    let temporary = try DraftsProcess.home()
+    let home = temporary.url
 
     // No --store: the program uses its usual place under the (throwaway) home.
     let run = try DraftsProcess.run(

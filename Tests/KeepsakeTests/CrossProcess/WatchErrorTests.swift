@@ -11,28 +11,16 @@ import Testing
 struct WatchErrorTests {
   /// The real disk, watched by a watcher whose every watch is refused, as past the system's
   /// limit.
-  struct RefusedWatches: FileSystem {
-    let base = LocalFileSystem()
+  final class RefusedWatches: ForwardingFileSystem, @unchecked Sendable {
     let watcher = FolderWatcher(faultHook: { operation, _ in
       operation == .addWatch ? ENOSPC : nil
     })
-    func contents(of url: URL, maximumSize: Int) throws -> Data? {
-      try base.contents(of: url, maximumSize: maximumSize)
-    }
-    func writeAtomically(_ data: Data, to url: URL) throws {
-      try base.writeAtomically(data, to: url)
-    }
-    func removeItem(at url: URL) throws { try base.removeItem(at: url) }
-    func contentsOfDirectory(at url: URL) throws -> [String] {
-      try base.contentsOfDirectory(at: url)
-    }
-    func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    init() { super.init(LocalFileSystem()) }
+    override func watch(
+      _ url: URL, onChange: @escaping @Sendable () -> Void
+    ) -> StorageSubscription? {
       watcher.subscribe(url, onChange: onChange)
     }
-    func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
-      try base.lockExclusively(url, timeout: timeout)
-    }
-    func identity(of url: URL) throws -> FileIdentity? { try base.identity(of: url) }
   }
 
   @Test("A refused watch shows in watchError, naming the file and the limit")

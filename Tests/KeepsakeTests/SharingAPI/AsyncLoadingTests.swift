@@ -73,30 +73,23 @@ struct AsyncLoadingTests {
   }
 
   /// An in-memory disk whose reads wait until the test opens the gate.
-  final class GatedDisk: FileSystem, @unchecked Sendable {
-    // NB: `gate` is a semaphore (thread-safe); `disk` is Sendable.
-    let disk = InMemoryFileSystem()
+  final class GatedDisk: ForwardingFileSystem, @unchecked Sendable {
+    // NB: `gate` is a semaphore and `gated` an atomic; `disk` is Sendable.
+    let disk: InMemoryFileSystem
     let gate = DispatchSemaphore(value: 0)
     let gated = Atomic<Bool>(true)
 
-    func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    init() {
+      let disk = InMemoryFileSystem()
+      self.disk = disk
+      super.init(disk)
+    }
+
+    override func contents(of url: URL, maximumSize: Int) throws -> Data? {
       if gated.load(ordering: .acquiring) { gate.wait() }
       return try disk.contents(of: url, maximumSize: maximumSize)
     }
-    func writeAtomically(_ data: Data, to url: URL) throws {
-      try disk.writeAtomically(data, to: url)
-    }
-    func removeItem(at url: URL) throws { try disk.removeItem(at: url) }
-    func contentsOfDirectory(at url: URL) throws -> [String] {
-      try disk.contentsOfDirectory(at: url)
-    }
-    func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-      disk.watch(url, onChange: onChange)
-    }
-    func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
-      try disk.lockExclusively(url, timeout: timeout)
-    }
-    func identity(of url: URL) throws -> FileIdentity? { try disk.identity(of: url) }
+
     func open() {
       gated.store(false, ordering: .releasing)
       gate.signal()
