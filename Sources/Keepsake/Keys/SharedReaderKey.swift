@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A key that only loads: remote configuration, a bundled resource, a query. Read it with
-/// ``SharedReader``.
+/// A key that only loads: remote configuration, a bundled resource, a query.
+///
+/// Read it with ``SharedReader``.
 ///
 /// Loading is asynchronous: the reader shows its default, with ``SharedReader/isLoading`` true,
 /// until ``load()`` returns; a failure sets ``SharedReader/loadError``. A key that can tell

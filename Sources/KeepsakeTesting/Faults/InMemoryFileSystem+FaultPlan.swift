@@ -3,9 +3,10 @@ import Foundation
 import Keepsake
 
 extension InMemoryFileSystem {
-  /// Fails this disk's primitive operations as fault plans say, in the text form the mocks'
-  /// plans use (see `FaultPlan.init(parsing:)`), so a test scripts storage faults the way it
-  /// scripts a service's:
+  /// Fails this disk's primitive operations as fault plans in the mocks' text form say.
+  ///
+  /// The text form is `FaultPlan.init(parsing:)`'s, so a test scripts storage faults the way
+  /// it scripts a service's:
   ///
   /// ```swift
   /// let faults = try disk.injectFaults("write=1*off->throw(diskFull)->off; rename=throw(ioError)")
