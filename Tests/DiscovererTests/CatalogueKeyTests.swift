@@ -1,0 +1,23 @@
+import DiscovererFeature
+import Foundation
+import Keepsake
+import Testing
+
+@Suite("Catalogue as a read-only key")
+@MainActor
+struct CatalogueKeyTests {
+  @Test("The bundled catalogue loads in the background, with isLoading until it has")
+  func loads() async throws {
+    @SharedReader(.catalogue) var catalogue = Catalogue.empty
+    #expect($catalogue.isLoading)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while $catalogue.isLoading && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(!$catalogue.isLoading)
+    #expect(catalogue.tracks.count == 40)
+    #expect($catalogue.loadError == nil)
+    let again = SharedReader(.catalogue, default: Catalogue.empty)
+    #expect(again.wrappedValue.tracks.count == 40, "one reference, loaded once")
+  }
+}
