@@ -51,6 +51,33 @@ struct SaveProtocolTests {
     #expect(folder.names == ["drafts.json"])
   }
 
+  @Test("A first save into a new folder flushes the folder's entry into its parent")
+  func firstSaveIntoNewFolder() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.url.appendingPathComponent("inbox/drafts.json")
+    let recorder = SystemCallRecorder()
+    let data = Data("first".utf8)
+    try LocalFileSystem(calls: recorder.calls).writeAtomically(data, to: url)
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    #expect(
+      log.lines
+        == [
+          "mkdir inbox",
+          // NB: a new folder exists only once its entry in the parent is on disk.
+          "open . O_RDONLY",
+          "fsync .",
+          "close .",
+          "open inbox/<tmp of drafts.json> O_WRONLY|O_CREAT|O_EXCL",
+          "write inbox/<tmp of drafts.json> 0..<\(data.count)",
+          "fullfsync inbox/<tmp of drafts.json>",
+          "close inbox/<tmp of drafts.json>",
+          "rename inbox/<tmp of drafts.json> inbox/drafts.json",
+          "open inbox O_RDONLY",
+          "fsync inbox",
+          "close inbox",
+        ])
+  }
+
   @Test(
     "A failed write or flush removes the temporary file and leaves the target untouched",
     arguments: [("write", EIO), ("fullfsync", EIO), ("write", ENOSPC), ("rename", EACCES)])

@@ -225,13 +225,25 @@ public struct LocalFileSystem: FileSystem {
     return kind(of: info.st_mode)
   }
 
+  /// Creates `folder` and any missing folder above it, each one durably.
+  ///
+  /// NB: a new folder is an entry in its parent, and like a renamed file it survives a power cut
+  /// only once the parent is flushed: without that, a first save into a new folder could be
+  /// acknowledged and then lost with the folder (found by the power-loss campaign under the
+  /// POSIX model).
   func createFolder(_ folder: URL) throws {
-    if calls.mkdir(folder.path, 0o777) == 0 || errno == EEXIST { return }
+    if calls.mkdir(folder.path, 0o777) == 0 {
+      try syncFolder(folder.deletingLastPathComponent())
+      return
+    }
+    if errno == EEXIST { return }
     guard errno == ENOENT, folder.pathComponents.count > 1 else {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
     try createFolder(folder.deletingLastPathComponent())
-    if calls.mkdir(folder.path, 0o777) != 0 && errno != EEXIST {
+    if calls.mkdir(folder.path, 0o777) == 0 {
+      try syncFolder(folder.deletingLastPathComponent())
+    } else if errno != EEXIST {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
   }
