@@ -82,6 +82,7 @@ let usage = """
                          [--kills N] [--cases N] [--seconds S]
 
     --campaign  which campaign to run (default: all)
+                power-loss checks every state a power cut could leave (default run)
     --seed      makes kill delays and fuzz cases repeatable (default: random, printed)
     --kills     writers the crash campaign kills (default: 300)
     --cases     damaged files the fuzz campaign loads (default: 20000)
@@ -90,13 +91,16 @@ let usage = """
 
 let campaigns = ["faults", "fuzz", "crash", "two-process"]
 
+// NB: power-loss runs in this process, after the others (Tools/KeepsakeStress/PowerLoss).
+let selectableCampaigns = campaigns + ["power-loss"]
+
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown(["--campaign", "--seed", "--kills", "--cases", "--seconds"])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
   }
   let selected = arguments.options["--campaign"] ?? "all"
-  guard selected == "all" || campaigns.contains(selected) else {
+  guard selected == "all" || selectableCampaigns.contains(selected) else {
     throw UsageError("unknown campaign \(selected)")
   }
   let seed = try arguments.seed() ?? UInt64.random(in: 1...999_999)
@@ -106,9 +110,13 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
-  for name in campaigns where selected == "all" || selected == name {
+  for name in selectableCampaigns where selected == "all" || selected == name {
     let report: CampaignReport
     switch name {
+    case "power-loss":
+      var configuration = PowerLossCampaign.Configuration()
+      configuration.seed = seed
+      report = await PowerLossCampaign(configuration).run()
     case "faults":
       report = await FaultSweepCampaign().run()
     case "fuzz":
