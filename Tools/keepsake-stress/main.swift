@@ -80,11 +80,12 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 let usage = """
-  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes] [--seed S]
-                         [--kills N] [--cases N] [--seconds S] [--processes N]
+  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|power-loss]
+                         [--seed S] [--kills N] [--cases N] [--seconds S] [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
 
-    --campaign      which campaign to run (default: all)
+    --campaign      which campaign to run (default: all); power-loss checks every state a
+                    power cut could leave
     --seed          makes kill delays, fuzz cases and pauses repeatable (default: random, printed)
     --kills         writers the crash campaign kills (default: 300)
     --cases         damaged files the fuzz campaign loads (default: 20000)
@@ -97,6 +98,9 @@ let usage = """
 
 let campaigns = ["faults", "fuzz", "crash", "two-process", "processes"]
 
+// NB: power-loss runs in this process, after the others (Tools/KeepsakeStress/PowerLoss).
+let selectableCampaigns = campaigns + ["power-loss"]
+
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
     "--campaign", "--seed", "--kills", "--cases", "--seconds", "--processes", "--transactions",
@@ -106,7 +110,7 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
     throw UsageError("unexpected argument \(arguments.positional[0])")
   }
   let selected = arguments.options["--campaign"] ?? "all"
-  guard selected == "all" || campaigns.contains(selected) else {
+  guard selected == "all" || selectableCampaigns.contains(selected) else {
     throw UsageError("unknown campaign \(selected)")
   }
   let seed = try arguments.seed() ?? UInt64.random(in: 1...999_999)
@@ -123,9 +127,13 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
-  for name in campaigns where selected == "all" || selected == name {
+  for name in selectableCampaigns where selected == "all" || selected == name {
     let report: CampaignReport
     switch name {
+    case "power-loss":
+      var configuration = PowerLossCampaign.Configuration()
+      configuration.seed = seed
+      report = await PowerLossCampaign(configuration).run()
     case "faults":
       report = await FaultSweepCampaign().run()
     case "fuzz":

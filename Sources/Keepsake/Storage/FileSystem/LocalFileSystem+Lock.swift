@@ -22,7 +22,7 @@ extension LocalFileSystem {
     let target = url.resolvingSymlinksInPath()
     try createFolder(target.deletingLastPathComponent())
     let path = FileLock.lockFileURL(for: target).path
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let fd = calls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
     }
@@ -30,24 +30,25 @@ extension LocalFileSystem {
     // so a stuck holder gives an error after `timeout` instead of hanging the saver forever.
     let deadline = ContinuousClock.now + timeout
     var pause: UInt32 = 50
-    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+    while calls.flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
       if code == EINTR { continue }
       guard code == EWOULDBLOCK || code == EAGAIN else {
-        close(fd)
+        _ = calls.close(fd)
         throw FileSystemError(.lock, path: path, reason: .init(errno: code))
       }
       if ContinuousClock.now >= deadline {
-        close(fd)
+        _ = calls.close(fd)
         throw FileSystemError(
           .lock, path: path, reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
       }
       usleep(pause)
       pause = min(pause * 2, 2_000)
     }
+    let calls = self.calls
     return FileLock {
-      flock(fd, LOCK_UN)
-      close(fd)
+      _ = calls.flock(fd, LOCK_UN)
+      _ = calls.close(fd)
     }
   }
 }

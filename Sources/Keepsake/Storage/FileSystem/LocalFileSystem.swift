@@ -21,15 +21,22 @@ import Foundation
 /// read by the byte over the limit. A loop of symbolic links is refused by reads and writes
 /// alike. All of them are left as they are.
 public struct LocalFileSystem: FileSystem {
+  /// The system calls that change the disk: the real ones, or a recorder's (see ``SystemCalls``).
+  let calls: SystemCalls
+
   /// Creates the real file system.
-  public init() {}
+  public init() { calls = .live }
+
+  /// A file system that makes its changes to the disk through `calls`: a recorder's, in tests
+  /// of the write protocol.
+  package init(calls: SystemCalls) { self.calls = calls }
 
   public func contents(of url: URL, maximumSize: Int) throws -> Data? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = url.path
     // NB: rule 8. O_NONBLOCK so opening a FIFO that has no writer returns at once instead of
     // waiting for one; O_NOCTTY so a terminal at the path never becomes the controlling one.
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
     if fd < 0 {
       let code = errno
       if code == ENOENT { return nil }
@@ -39,7 +46,7 @@ public struct LocalFileSystem: FileSystem {
       }
       throw FileSystemError(.read, path: path, reason: .init(errno: code))
     }
-    defer { close(fd) }
+    defer { _ = calls.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
       throw FileSystemError(.read, path: path, reason: .init(errno: errno))
@@ -94,23 +101,23 @@ public struct LocalFileSystem: FileSystem {
     let temporary = folder.appendingPathComponent(TemporaryFile.name(for: target.lastPathComponent))
     let existingMode = try fileMode(target.path)
 
-    let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
       throw FileSystemError(.write, path: temporary.path, reason: .init(errno: errno))
     }
     var succeeded = false
     defer {
-      if !succeeded { unlink(temporary.path) }
+      if !succeeded { _ = calls.unlink(temporary.path) }
     }
     do {
-      defer { close(fd) }
-      if let existingMode { fchmod(fd, existingMode) }
+      defer { _ = calls.close(fd) }
+      if let existingMode { _ = calls.fchmod(fd, existingMode) }
       try writeAll(data, to: fd, path: temporary.path)
-      guard LocalFileSystem.flushToStableStorage(fd) == 0 else {
+      guard calls.fullFsync(fd) == 0 else {
         throw FileSystemError(.fsync, path: temporary.path, reason: .init(errno: errno))
       }
     }
-    guard rename(temporary.path, target.path) == 0 else {
+    guard calls.rename(temporary.path, target.path) == 0 else {
       throw FileSystemError(.rename, path: target.path, reason: .init(errno: errno))
     }
     succeeded = true
@@ -135,7 +142,7 @@ public struct LocalFileSystem: FileSystem {
   }
 
   public func removeItem(at url: URL) throws {
-    if unlink(url.path) != 0 && errno != ENOENT {
+    if calls.unlink(url.path) != 0 && errno != ENOENT {
       throw FileSystemError(.remove, path: url.path, reason: .init(errno: errno))
     }
   }
@@ -164,10 +171,12 @@ public struct LocalFileSystem: FileSystem {
 
   private func writeAll(_ data: Data, to fd: Int32, path: String) throws {
     try data.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
+      // An empty file is created, flushed and renamed like any other: nothing to write.
+      guard buffer.baseAddress != nil else { return }
       var offset = 0
       while offset < buffer.count {
-        let count = write(fd, base + offset, buffer.count - offset)
+        let count = calls.write(
+          fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]), offset)
         if count < 0 {
           if errno == EINTR { continue }
           throw FileSystemError(.write, path: path, reason: .init(errno: errno))
@@ -179,18 +188,6 @@ public struct LocalFileSystem: FileSystem {
         offset += count
       }
     }
-  }
-
-  /// Flushes a file to stable storage.
-  ///
-  /// NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
-  /// it on power loss; `F_FULLFSYNC` asks the drive to write it through. File systems that do
-  /// not support it fail the call, and `fsync` is then the best available.
-  static func flushToStableStorage(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-      if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-    #endif
-    return fsync(fd)
   }
 
   /// The permissions of the file at `path`, or `nil` when there is none yet.
@@ -228,24 +225,36 @@ public struct LocalFileSystem: FileSystem {
     return kind(of: info.st_mode)
   }
 
+  /// Creates `folder` and any missing folder above it, each one durably.
+  ///
+  /// NB: a new folder is an entry in its parent, and like a renamed file it survives a power cut
+  /// only once the parent is flushed: without that, a first save into a new folder could be
+  /// acknowledged and then lost with the folder (found by the power-loss campaign under the
+  /// POSIX model).
   func createFolder(_ folder: URL) throws {
-    if mkdir(folder.path, 0o777) == 0 || errno == EEXIST { return }
+    if calls.mkdir(folder.path, 0o777) == 0 {
+      try syncFolder(folder.deletingLastPathComponent())
+      return
+    }
+    if errno == EEXIST { return }
     guard errno == ENOENT, folder.pathComponents.count > 1 else {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
     try createFolder(folder.deletingLastPathComponent())
-    if mkdir(folder.path, 0o777) != 0 && errno != EEXIST {
+    if calls.mkdir(folder.path, 0o777) == 0 {
+      try syncFolder(folder.deletingLastPathComponent())
+    } else if errno != EEXIST {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
   }
 
   private func syncFolder(_ folder: URL) throws {
-    let fd = open(folder.path, O_RDONLY | O_CLOEXEC)
+    let fd = calls.open(folder.path, O_RDONLY | O_CLOEXEC, 0)
     guard fd >= 0 else {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
-    defer { close(fd) }
-    guard fsync(fd) == 0 else {
+    defer { _ = calls.close(fd) }
+    guard calls.fsync(fd) == 0 else {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
   }

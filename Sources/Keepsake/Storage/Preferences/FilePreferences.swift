@@ -36,12 +36,19 @@ public final class FilePreferences: PreferencesStore {
 
   private let state = Mutex(State())
   private let queue: DispatchQueue
-  private let fileSystem = LocalFileSystem()
+  private let fileSystem: any FileSystem
   private let watch = Mutex<StorageSubscription?>(nil)
 
   /// Opens (without creating) the suite stored at `url`, reading its current values.
-  public init(url: URL) {
+  public convenience init(url: URL) {
+    self.init(url: url, fileSystem: LocalFileSystem())
+  }
+
+  /// Opens the suite at `url` through `fileSystem`: a ``LocalFileSystem`` whose system calls
+  /// are recorded, in tests of the write protocol.
+  package init(url: URL, fileSystem: any FileSystem) {
     self.url = url
+    self.fileSystem = fileSystem
     self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
     _ = reloadFromDisk()
     let subscription = fileSystem.watch(url) { [weak self] in

@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Records every system call a ``LocalFileSystem`` makes through ``SystemCalls``, in order and
+/// with its paths, and forwards it to the real one (or fails it, when told to).
+///
+/// For tests of the durable-write protocol (DESIGN.md, rule 4) and for the power-loss campaign,
+/// which replays the log to find every state a power cut could leave:
+///
+/// ```swift
+/// let recorder = SystemCallRecorder()
+/// let fileSystem = LocalFileSystem(calls: recorder.calls)
+/// try fileSystem.writeAtomically(data, to: url)
+/// recorder.records  // open(tmp, O_WRONLY|O_CREAT|O_EXCL), write, fsync, close, rename, ...
+/// ```
+package final class SystemCallRecorder: Sendable {
+  /// One call, with what it did.
+  package struct Record: Sendable, Equatable, CustomStringConvertible {
+    /// The call and its arguments; descriptors are given with the path they were opened on.
+    package enum Call: Sendable, Equatable {
+      case open(path: String, flags: Int32, fd: Int32)
+      /// The bytes the call wrote (all of them, or the part a short write wrote).
+      case write(path: String, fd: Int32, offset: Int, bytes: Data)
+      /// A file's flush (`F_FULLFSYNC` or `fsync`, `full`) or a folder's (`fsync`).
+      case fsync(path: String, fd: Int32, full: Bool)
+      case close(path: String, fd: Int32)
+      case rename(from: String, to: String)
+      case unlink(path: String)
+      case mkdir(path: String)
+      case fchmod(path: String, fd: Int32, mode: mode_t)
+      case flock(path: String, fd: Int32, operation: Int32)
+      /// Not a call: a label the caller put in the log (``mark(_:)``).
+      case mark(String)
+    }
+
+    /// The call.
+    package var call: Call
+    /// The `errno` it failed with, or 0 when it succeeded.
+    package var error: Int32
+
+    /// Whether the call succeeded.
+    package var succeeded: Bool { error == 0 }
+
+    package var description: String {
+      let outcome = error == 0 ? "" : " -> \(String(cString: strerror(error)))"
+      switch call {
+      case .open(let path, let flags, _): return "open \(path) \(Self.flags(flags))\(outcome)"
+      case .write(let path, _, let offset, let bytes):
+        return "write \(path) \(offset)..<\(offset + bytes.count)\(outcome)"
+      case .fsync(let path, _, let full): return "\(full ? "fullfsync" : "fsync") \(path)\(outcome)"
+      case .close(let path, _): return "close \(path)\(outcome)"
+      case .rename(let from, let to): return "rename \(from) \(to)\(outcome)"
+      case .unlink(let path): return "unlink \(path)\(outcome)"
+      case .mkdir(let path): return "mkdir \(path)\(outcome)"
+      case .fchmod(let path, _, let mode):
+        return "fchmod \(path) \(String(mode, radix: 8))\(outcome)"
+      case .flock(let path, _, let operation):
+        return "flock \(path) \(Self.lockOperation(operation))\(outcome)"
+      case .mark(let label): return "-- \(label)"
+      }
+    }
+
+    /// The flags of an `open`, as their names (`O_WRONLY|O_CREAT|O_EXCL`); `O_CLOEXEC`,
+    /// `O_NONBLOCK` and `O_NOCTTY` are left out, as they change nothing on disk.
+    package static func flags(_ flags: Int32) -> String {
+      var names: [String] = []
+      switch flags & O_ACCMODE {
+      case O_WRONLY: names.append("O_WRONLY")
+      case O_RDWR: names.append("O_RDWR")
+      default: names.append("O_RDONLY")
+      }
+      if flags & O_CREAT != 0 { names.append("O_CREAT") }
+      if flags & O_EXCL != 0 { names.append("O_EXCL") }
+      if flags & O_TRUNC != 0 { names.append("O_TRUNC") }
+      if flags & O_APPEND != 0 { names.append("O_APPEND") }
+      return names.joined(separator: "|")
+    }
+
+    private static func lockOperation(_ operation: Int32) -> String {
+      var names: [String] = []
+      if operation & LOCK_EX != 0 { names.append("LOCK_EX") }
+      if operation & LOCK_SH != 0 { names.append("LOCK_SH") }
+      if operation & LOCK_UN != 0 { names.append("LOCK_UN") }
+      if operation & LOCK_NB != 0 { names.append("LOCK_NB") }
+      return names.joined(separator: "|")
+    }
+  }
+
+  private struct State {
+    var records: [Record] = []
+    /// The path each open descriptor was opened on.
+    var paths: [Int32: String] = [:]
+  }
+
+  private let state = Mutex(State())
+  /// Decides, before each call, whether it fails instead (an `errno`) or goes to the system (`nil`).
+  private let fault: @Sendable (Record.Call) -> Int32?
+
+  /// A recorder that forwards every call, or fails those `fault` returns an `errno` for.
+  ///
+  /// A failed call is not forwarded: it changes nothing, is logged with its error, and returns
+  /// -1 with `errno` set, as the system's would. `fault` sees a write with all its bytes.
+  package init(fault: @escaping @Sendable (Record.Call) -> Int32? = { _ in nil }) {
+    self.fault = fault
+  }
+
+  /// Every call so far, in order.
+  package var records: [Record] { state.withLock { $0.records } }
+
+  /// Puts `label` in the log between the calls before and after it.
+  package func mark(_ label: String) {
+    state.withLock { $0.records.append(Record(call: .mark(label), error: 0)) }
+  }
+
+  /// Forgets the calls so far (descriptors still open stay known).
+  package func clear() {
+    state.withLock { $0.records.removeAll() }
+  }
+
+  /// The calls to give a ``LocalFileSystem``: each is logged and forwarded to ``SystemCalls/live``.
+  package var calls: SystemCalls {
+    let live = SystemCalls.live
+    return SystemCalls(
+      open: { [self] path, flags, mode in
+        let fd = perform(.open(path: path, flags: flags, fd: -1)) {
+          live.open(path, flags, mode)
+        } record: { fd in
+          .open(path: path, flags: flags, fd: fd)
+        }
+        return fd
+      },
+      write: { [self] fd, bytes, offset in
+        let path = self.path(of: fd)
+        return perform(.write(path: path, fd: fd, offset: offset, bytes: Data(bytes))) {
+          live.write(fd, bytes, offset)
+        } record: { count in
+          .write(path: path, fd: fd, offset: offset, bytes: Data(bytes.prefix(max(count, 0))))
+        }
+      },
+      fullFsync: { [self] fd in
+        let call = Record.Call.fsync(path: path(of: fd), fd: fd, full: true)
+        return perform(call) {
+          live.fullFsync(fd)
+        } record: { _ in
+          call
+        }
+      },
+      fsync: { [self] fd in
+        let call = Record.Call.fsync(path: path(of: fd), fd: fd, full: false)
+        return perform(call) {
+          live.fsync(fd)
+        } record: { _ in
+          call
+        }
+      },
+      close: { [self] fd in
+        let call = Record.Call.close(path: path(of: fd), fd: fd)
+        defer { _ = state.withLock { $0.paths.removeValue(forKey: fd) } }
+        return perform(call) {
+          live.close(fd)
+        } record: { _ in
+          call
+        }
+      },
+      rename: { [self] from, to in
+        let call = Record.Call.rename(from: from, to: to)
+        return perform(call) {
+          live.rename(from, to)
+        } record: { _ in
+          call
+        }
+      },
+      unlink: { [self] path in
+        let call = Record.Call.unlink(path: path)
+        return perform(call) {
+          live.unlink(path)
+        } record: { _ in
+          call
+        }
+      },
+      mkdir: { [self] path, mode in
+        let call = Record.Call.mkdir(path: path)
+        return perform(call) {
+          live.mkdir(path, mode)
+        } record: { _ in
+          call
+        }
+      },
+      fchmod: { [self] fd, mode in
+        let call = Record.Call.fchmod(path: path(of: fd), fd: fd, mode: mode)
+        return perform(call) {
+          live.fchmod(fd, mode)
+        } record: { _ in
+          call
+        }
+      },
+      flock: { [self] fd, operation in
+        let call = Record.Call.flock(path: path(of: fd), fd: fd, operation: operation)
+        return perform(call) {
+          live.flock(fd, operation)
+        } record: { _ in
+          call
+        }
+      })
+  }
+
+  private func path(of fd: Int32) -> String {
+    state.withLock { $0.paths[fd] } ?? "fd \(fd)"
+  }
+
+  /// Runs (or fails) one call and logs it, keeping the call's `errno` for the caller.
+  private func perform<R: BinaryInteger>(
+    _ call: Record.Call, _ body: () -> R, record: (R) -> Record.Call
+  ) -> R {
+    if let injected = fault(call) {
+      state.withLock { $0.records.append(Record(call: call, error: injected)) }
+      errno = injected
+      return -1
+    }
+    let result = body()
+    // NB: read at once: the log's lock may make system calls of its own that change errno.
+    let code = result < 0 ? errno : 0
+    let recorded = record(result)
+    state.withLock { state in
+      if case .open(let path, _, let fd) = recorded, fd >= 0 { state.paths[fd] = path }
+      state.records.append(Record(call: recorded, error: code))
+    }
+    errno = code
+    return result
+  }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import Keepsake
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The exact system calls of every durable write (DESIGN.md, rules 4 and 7), recorded under
+/// the real ``LocalFileSystem`` on a real folder.
+///
+/// Each test compares the whole log, in order, so removing or reordering a step of the protocol
+/// fails it. Reads are left out of the logs: they change nothing on disk, and a file watcher may
+/// make them at any moment.
+@Suite("The durable save protocol")
+struct SaveProtocolTests {
+  /// The durable write of `name` in the log's folder: what every writer must do.
+  static func durableWrite(_ name: String, bytes: Int, mode: String? = nil) -> [String] {
+    [
+      "mkdir . -> File exists",
+      "open <tmp of \(name)> O_WRONLY|O_CREAT|O_EXCL",
+    ] + (mode.map { ["fchmod <tmp of \(name)> \($0)"] } ?? []) + [
+      "write <tmp of \(name)> 0..<\(bytes)",
+      "fullfsync <tmp of \(name)>",
+      "close <tmp of \(name)>",
+      "rename <tmp of \(name)> \(name)",
+      "open . O_RDONLY",
+      "fsync .",
+      "close .",
+    ]
+  }
+
+  @Test(
+    "A save creates a temporary file beside the target, flushes it, renames it and flushes the folder"
+  )
+  func durableSave() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("drafts.json")
+    try Data("old".utf8).write(to: url)
+    chmod(url.path, 0o640)
+    let recorder = SystemCallRecorder()
+    let data = Data("the new value".utf8)
+    try LocalFileSystem(calls: recorder.calls).writeAtomically(data, to: url)
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    #expect(log.lines == Self.durableWrite("drafts.json", bytes: data.count, mode: "640"))
+    #expect(log.bytesWritten(to: "<tmp of drafts.json>") == data)
+    #expect(log.writesInPlace(of: "drafts.json").isEmpty)
+    #expect(try Data(contentsOf: url) == data)
+    #expect(folder.names == ["drafts.json"])
+  }
+
+  @Test("A first save into a new folder flushes the folder's entry into its parent")
+  func firstSaveIntoNewFolder() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.url.appendingPathComponent("inbox/drafts.json")
+    let recorder = SystemCallRecorder()
+    let data = Data("first".utf8)
+    try LocalFileSystem(calls: recorder.calls).writeAtomically(data, to: url)
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    #expect(
+      log.lines
+        == [
+          "mkdir inbox",
+          // NB: a new folder exists only once its entry in the parent is on disk.
+          "open . O_RDONLY",
+          "fsync .",
+          "close .",
+          "open inbox/<tmp of drafts.json> O_WRONLY|O_CREAT|O_EXCL",
+          "write inbox/<tmp of drafts.json> 0..<\(data.count)",
+          "fullfsync inbox/<tmp of drafts.json>",
+          "close inbox/<tmp of drafts.json>",
+          "rename inbox/<tmp of drafts.json> inbox/drafts.json",
+          "open inbox O_RDONLY",
+          "fsync inbox",
+          "close inbox",
+        ])
+  }
+
+  @Test(
+    "A failed write or flush removes the temporary file and leaves the target untouched",
+    arguments: [("write", EIO), ("fullfsync", EIO), ("write", ENOSPC), ("rename", EACCES)])
+  func failureCleansUp(_ failing: String, _ code: Int32) throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("drafts.json")
+    let old = Data("old value".utf8)
+    try old.write(to: url)
+    let before = try LocalFileSystem().identity(of: url)
+    let recorder = SystemCallRecorder { call in
+      switch call {
+      case .write where failing == "write": return code
+      case .fsync(_, _, true) where failing == "fullfsync": return code
+      case .rename where failing == "rename": return code
+      default: return nil
+      }
+    }
+    let data = Data("new value".utf8)
+    #expect(throws: FileSystemError.self) {
+      try LocalFileSystem(calls: recorder.calls).writeAtomically(data, to: url)
+    }
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    let error = " -> \(String(cString: strerror(code)))"
+    var expected = ["mkdir . -> File exists", "open <tmp of drafts.json> O_WRONLY|O_CREAT|O_EXCL"]
+    expected.append("fchmod <tmp of drafts.json> \(Self.mode(of: url))")
+    switch failing {
+    case "write":
+      expected += ["write <tmp of drafts.json> 0..<\(data.count)\(error)"]
+    case "fullfsync":
+      expected += [
+        "write <tmp of drafts.json> 0..<\(data.count)", "fullfsync <tmp of drafts.json>\(error)",
+      ]
+    default:
+      expected += [
+        "write <tmp of drafts.json> 0..<\(data.count)", "fullfsync <tmp of drafts.json>",
+      ]
+    }
+    expected.append("close <tmp of drafts.json>")
+    if failing == "rename" { expected.append("rename <tmp of drafts.json> drafts.json\(error)") }
+    expected.append("unlink <tmp of drafts.json>")
+    #expect(log.lines == expected)
+    #expect(try Data(contentsOf: url) == old)
+    #expect(try LocalFileSystem().identity(of: url) == before, "the target was not touched")
+    #expect(folder.names == ["drafts.json"], "no temporary file is left")
+  }
+
+  @Test("A preferences suite is written under its lock, with the durable protocol")
+  func preferencesSuite() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    let recorder = SystemCallRecorder()
+    let suite = FilePreferences(url: url, fileSystem: LocalFileSystem(calls: recorder.calls))
+    recorder.clear()
+    suite.set(.string("dark"), forKey: "theme")
+    try suite.flush()
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    let bytes = try Data(contentsOf: url).count
+    #expect(
+      log.lines
+        == [
+          "mkdir . -> File exists",
+          "open suite.json.lock O_RDWR|O_CREAT",
+          "flock suite.json.lock LOCK_EX|LOCK_NB",
+        ] + Self.durableWrite("suite.json", bytes: bytes) + [
+          "flock suite.json.lock LOCK_UN",
+          "close suite.json.lock",
+        ])
+    #expect(log.writesInPlace(of: "suite.json").isEmpty)
+  }
+
+  @Test("A quarantine copy is durable before the damaged file is replaced")
+  func quarantineCopy() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("notes.json")
+    let damaged = Data(#"[{"id": 1, "text": "cut off"#.utf8)
+    try damaged.write(to: url)
+    let mode = Self.mode(of: url)
+    let recorder = SystemCallRecorder()
+    let context = Self.context(recorder)
+    let notes = StorageContext.withValue(context) {
+      Shared(.fileStorage(url, saveInterval: .seconds(3600)), default: [Note(id: 7, text: "new")])
+    }
+    #expect(notes.loadError != nil)
+    recorder.clear()
+    let copy = try #require(try await notes.replaceUnreadableData())
+    let log = ProtocolLog(
+      recorder.records, folder: folder.url, names: [copy.lastPathComponent: "<quarantine>"])
+    let saved = try Data(contentsOf: url).count
+    #expect(
+      log.lines
+        == Self.durableWrite("<quarantine>", bytes: damaged.count) + [
+          "mkdir . -> File exists",
+          "open notes.json.lock O_RDWR|O_CREAT",
+          "flock notes.json.lock LOCK_EX|LOCK_NB",
+        ] + Self.durableWrite("notes.json", bytes: saved, mode: mode) + [
+          "flock notes.json.lock LOCK_UN",
+          "close notes.json.lock",
+        ])
+    #expect(log.bytesWritten(to: "<tmp of <quarantine>>") == damaged)
+    #expect(log.writesInPlace(of: "notes.json").isEmpty)
+    #expect(try Data(contentsOf: copy) == damaged)
+  }
+
+  @Test("A conflict copy of the other process's version is durable before ours replaces it")
+  func conflictCopy() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("settings.json")
+    try JSONEncoder().encode(Settings(theme: "light", fontSize: 12)).write(to: url)
+    let mode = Self.mode(of: url)
+    let recorder = SystemCallRecorder()
+    // NB: a key for each process: a key remembers what it last read or wrote, so copies of
+    // one key would take each other's writes for their own.
+    func key() -> FileStorageKey<Settings> { .fileStorage(url, saveInterval: .seconds(3600)) }
+    let ours = StorageContext.withValue(Self.context(recorder)) {
+      Shared(key(), default: Settings(theme: "", fontSize: 0))
+    }
+    let theirRecorder = SystemCallRecorder()
+    let theirs = StorageContext.withValue(Self.context(theirRecorder)) {
+      Shared(key(), default: Settings(theme: "", fontSize: 0))
+    }
+    // Ours is pending when theirs lands: the two cannot merge, so both are kept.
+    ours.withLock { $0.theme = "dark" }
+    theirs.withLock { $0.fontSize = 20 }
+    try await theirs.save()
+    // NB: what they wrote, from their log: our watcher may already have replaced it.
+    let theirBytes = ProtocolLog(theirRecorder.records, folder: folder.url)
+      .bytesWritten(to: "<tmp of settings.json>")
+    await ours.flush()
+    let copy = try #require(
+      folder.names.first { $0.hasPrefix("settings.conflict-") }.map(folder.file))
+    let log = ProtocolLog(
+      recorder.records, folder: folder.url, names: [copy.lastPathComponent: "<conflict>"])
+    let saved = try Data(contentsOf: url).count
+    // NB: the reference's first load and its watch happen before; only the save is compared.
+    let save = Array(log.lines.drop { $0 != "mkdir . -> File exists" })
+    #expect(
+      save
+        == [
+          "mkdir . -> File exists",
+          "open settings.json.lock O_RDWR|O_CREAT",
+          "flock settings.json.lock LOCK_EX|LOCK_NB",
+        ] + Self.durableWrite("<conflict>", bytes: theirBytes.count)
+        + Self.durableWrite("settings.json", bytes: saved, mode: mode) + [
+          "flock settings.json.lock LOCK_UN",
+          "close settings.json.lock",
+        ])
+    #expect(log.bytesWritten(to: "<tmp of <conflict>>") == theirBytes)
+    #expect(log.writesInPlace(of: "settings.json").isEmpty)
+    #expect(try Data(contentsOf: copy) == theirBytes)
+  }
+
+  @Test("A transaction takes the lock first and releases it only after the folder is flushed")
+  func transaction() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("counter.json")
+    try JSONEncoder().encode(41).write(to: url)
+    let mode = Self.mode(of: url)
+    let recorder = SystemCallRecorder()
+    let counter = StorageContext.withValue(Self.context(recorder)) {
+      Shared(.fileStorage(url, saveInterval: .seconds(3600)), default: 0)
+    }
+    recorder.clear()
+    let result = try await counter.update { value -> Int in
+      value += 1
+      return value
+    }
+    #expect(result == 42)
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    #expect(
+      log.lines
+        == [
+          "mkdir . -> File exists",
+          "open counter.json.lock O_RDWR|O_CREAT",
+          "flock counter.json.lock LOCK_EX|LOCK_NB",
+        ] + Self.durableWrite("counter.json", bytes: 2, mode: mode) + [
+          "flock counter.json.lock LOCK_UN",
+          "close counter.json.lock",
+        ])
+    #expect(log.writesInPlace(of: "counter.json").isEmpty)
+  }
+
+  /// The permissions of the file at `url`, in octal, as the log shows them.
+  static func mode(of url: URL) -> String {
+    var info = stat()
+    stat(url.path, &info)
+    return String(info.st_mode & 0o7777, radix: 8)
+  }
+
+  /// A context on the real disk whose system calls `recorder` logs; ephemeral, so no exit flush
+  /// is registered for it.
+  static func context(_ recorder: SystemCallRecorder) -> StorageContext {
+    StorageContext(
+      name: "recorded", fileSystem: LocalFileSystem(calls: recorder.calls), isEphemeral: true
+    ) { _ in EphemeralPreferences() }
+  }
+}
+
+/// A recorded log as lines a test can compare: paths relative to the folder, temporary files
+/// named after their target, reads and waits for another holder's lock left out.
+struct ProtocolLog {
+  typealias Record = SystemCallRecorder.Record
+
+  let records: [Record]
+  let lines: [String]
+  private let relative: @Sendable (String) -> String
+
+  init(_ all: [Record], folder: URL, names: [String: String] = [:]) {
+    let root = folder.resolvingSymlinksInPath().path
+    let relative: @Sendable (String) -> String = { path in
+      var path = path
+      if path == root { return "." }
+      if path.hasPrefix(root + "/") { path = String(path.dropFirst(root.count + 1)) }
+      for (name, replacement) in names {
+        path = path.replacingOccurrences(of: name, with: replacement)
+      }
+      var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+      if let last = components.last, let range = last.range(of: ".keepsake-tmp-") {
+        components[components.count - 1] =
+          "<tmp of \(last[last.index(after: last.startIndex)..<range.lowerBound])>"
+      }
+      return components.joined(separator: "/")
+    }
+    var kept: [Record] = []
+    var reads: Set<Int32> = []
+    for record in all {
+      switch record.call {
+      case .open(let path, let flags, let fd) where flags & O_ACCMODE == O_RDONLY:
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue
+        {
+          kept.append(record)
+        } else if fd >= 0 {
+          reads.insert(fd)
+        }
+      case .close(_, let fd) where reads.contains(fd):
+        reads.remove(fd)
+      case .flock where record.error == EWOULDBLOCK:
+        // Another holder had the lock: the protocol waits and tries again.
+        break
+      default:
+        kept.append(record)
+      }
+    }
+    self.records = kept
+    self.relative = relative
+    self.lines = kept.map { record in
+      Self.line(record, relative: relative)
+    }
+  }
+
+  private static func line(_ record: Record, relative: (String) -> String) -> String {
+    var copy = record
+    switch record.call {
+    case .open(let path, let flags, let fd):
+      copy.call = .open(path: relative(path), flags: flags, fd: fd)
+    case .write(let path, let fd, let offset, let bytes):
+      copy.call = .write(path: relative(path), fd: fd, offset: offset, bytes: bytes)
+    case .fsync(let path, let fd, let full):
+      copy.call = .fsync(path: relative(path), fd: fd, full: full)
+    case .close(let path, let fd): copy.call = .close(path: relative(path), fd: fd)
+    case .rename(let from, let to): copy.call = .rename(from: relative(from), to: relative(to))
+    case .unlink(let path): copy.call = .unlink(path: relative(path))
+    case .mkdir(let path): copy.call = .mkdir(path: relative(path))
+    case .fchmod(let path, let fd, let mode):
+      copy.call = .fchmod(path: relative(path), fd: fd, mode: mode)
+    case .flock(let path, let fd, let operation):
+      copy.call = .flock(path: relative(path), fd: fd, operation: operation)
+    case .mark: break
+    }
+    return copy.description
+  }
+
+  /// Everything written to `name` (a relative name, as in ``lines``), in order.
+  func bytesWritten(to name: String) -> Data {
+    var data = Data()
+    for record in records {
+      if case .write(let path, _, _, let bytes) = record.call, relative(path) == name {
+        data.append(bytes)
+      }
+    }
+    return data
+  }
+
+  /// The calls that opened `name` for writing or wrote to it in place: rule 4 allows none.
+  func writesInPlace(of name: String) -> [String] {
+    records.compactMap { record in
+      switch record.call {
+      case .open(let path, let flags, _)
+      where relative(path) == name && flags & O_ACCMODE != O_RDONLY:
+        return record.description
+      case .write(let path, _, _, _) where relative(path) == name:
+        return record.description
+      default:
+        return nil
+      }
+    }
+  }
+}
