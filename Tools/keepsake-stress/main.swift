@@ -10,6 +10,7 @@ import KeepsakeStress
 //   reader <file>
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
+//   user-defaults <suite> set KEY int|bool|string VALUE | remove KEY | get KEY
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
@@ -210,6 +211,14 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     let json = (try? JSONEncoder().encode(result)).map { String(decoding: $0, as: UTF8.self) }
     StandardOutput.write("result \(json ?? "{}")")
     return 0
+  case "user-defaults":
+    guard arguments.positional.count >= 3 else {
+      throw UsageError("user-defaults takes a suite and a command")
+    }
+    StandardOutput.write(
+      UserDefaultsChild.run(
+        suite: arguments.positional[1], command: Array(arguments.positional.dropFirst(2))))
+    return 0
   case "bad-file":
     try arguments.rejectUnknown(["--kind"])
     let kinds = BadFileCase.allCases.map(\.rawValue).joined(separator: "|")
@@ -247,7 +256,7 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
-      "processes-child",
+      "processes-child", "user-defaults",
     ].contains(mode)
   {
     status = try await runChild(arguments)

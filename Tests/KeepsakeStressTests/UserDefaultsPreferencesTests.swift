@@ -1,0 +1,47 @@
+import Foundation
+import Keepsake
+import Testing
+
+/// `UserDefaultsPreferences` on Linux, through swift-corelibs `UserDefaults`, in a child process
+/// whose `HOME` and `XDG_CONFIG_HOME` are temporary folders, so the developer's defaults are
+/// never touched.
+@Suite("UserDefaults preferences, in a child process")
+struct UserDefaultsPreferencesTests {
+  /// Runs `keepsake-stress user-defaults SUITE ...` with `home` as its home and configuration.
+  func child(_ command: [String], home: URL) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: stressExecutable)
+    process.arguments = ["user-defaults", "keepsake.tests"] + command
+    process.environment = [
+      "HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+      "PATH": "/usr/bin:/bin",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test("Values written by one process are read by the next, under the temporary home only")
+  func roundTrip() throws {
+    let home = FileManager.default.temporaryDirectory
+      .appendingPathComponent("keepsake-defaults-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: home) }
+
+    #expect(try child(["get", "count"], home: home) == "missing")
+    #expect(try child(["set", "count", "int", "42"], home: home) == "ok")
+    #expect(try child(["set", "flag", "bool", "true"], home: home) == "ok")
+    #expect(try child(["set", "name", "string", "Ada"], home: home) == "ok")
+    #expect(try child(["get", "count"], home: home) == "value \(PreferenceValue.int(42))")
+    #expect(try child(["get", "flag"], home: home) == "value \(PreferenceValue.bool(true))")
+    #expect(try child(["get", "name"], home: home) == "value \(PreferenceValue.string("Ada"))")
+    #expect(try child(["remove", "name"], home: home) == "ok")
+    #expect(try child(["get", "name"], home: home) == "missing")
+    let written = FileManager.default.subpaths(atPath: home.path) ?? []
+    #expect(written.contains { $0.hasPrefix("config/") && $0.contains("keepsake.tests") })
+  }
+}
