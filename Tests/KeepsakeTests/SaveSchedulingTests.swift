@@ -106,4 +106,26 @@ struct SaveSchedulingTests {
     #expect(try disk.contents(of: dead) == nil, "a dead writer's leftover is removed")
     #expect(try disk.contents(of: live) == Data("in progress".utf8), "a live writer's is kept")
   }
+
+  @Test("A quarantine or conflict copy's abandoned temporary file is removed too")
+  func copiesTemporaryFilesRemoved() async throws {
+    let disk = try disk()
+    let folder = url.deletingLastPathComponent()
+    let finished = Process()
+    finished.executableURL = URL(fileURLWithPath: "/bin/true")
+    try finished.run()
+    finished.waitUntilExit()
+    let pid = finished.processIdentifier
+    let copies = [
+      ".notes.conflict-20261201T090000Z.json.keepsake-tmp-\(pid)-1",
+      ".notes.quarantined-20261201T090000Z.json.keepsake-tmp-\(pid)-2",
+    ].map { folder.appendingPathComponent($0) }
+    let unrelated = folder.appendingPathComponent(".other.json.keepsake-tmp-\(pid)-3")
+    for file in copies + [unrelated] { disk.setContents(Data("half".utf8), at: file) }
+    @Shared(.fileStorage(url)) var notes = [String]()
+    _ = notes
+    for file in copies { #expect(try disk.contents(of: file) == nil) }
+    #expect(
+      try disk.contents(of: unrelated) != nil, "another file's leftovers are its own business")
+  }
 }

@@ -65,8 +65,10 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
+    let coordinated = (key as? any CoordinatedKey<Value>)?.withOwnState()
+    let key = coordinated ?? key
     self.key = key
-    self.coordinated = key as? any CoordinatedKey<Value>
+    self.coordinated = coordinated
     self.context = context
     self.saveTiming = key.saveTiming
     if case .never = key.saveTiming { self.persists = false } else { self.persists = true }

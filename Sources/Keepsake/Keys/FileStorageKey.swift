@@ -27,8 +27,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public let loadsInBackground: Bool
   /// How a pending change merges with another process's change of the file, if it can.
   let merge: SharedMerge<Value>?
-  /// What this key last read or wrote, to tell its own writes from someone else's.
-  private let known = KnownFile()
+  /// What this key last read or wrote, to tell its own writes from someone else's; each
+  /// reference has its own (see `withOwnState()`).
+  private var known = KnownFile()
 
   /// A key for `url` with custom coding.
   ///
@@ -145,6 +146,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 extension FileStorageKey: BackgroundLoadingKey {}
 
 extension FileStorageKey: CoordinatedKey {
+  func withOwnState() -> FileStorageKey {
+    var copy = self
+    copy.known = KnownFile()
+    return copy
+  }
+
   func lock(in context: StorageContext) throws -> FileLock {
     try context.fileSystem.lockExclusively(url)
   }

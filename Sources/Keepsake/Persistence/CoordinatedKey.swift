@@ -10,6 +10,11 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// The file, for errors and conflict reports.
   var url: URL { get }
 
+  /// A copy of the key that remembers files on its own: each reference keeps its own copy, so
+  /// one key value used in two contexts (a `static let` key and two tests, say) never takes
+  /// one context's write for the other's.
+  func withOwnState() -> Self
+
   /// How two changes of the value merge, when they can.
   var merge: SharedMerge<Value>? { get }
 

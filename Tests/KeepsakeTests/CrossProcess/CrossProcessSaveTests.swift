@@ -163,4 +163,25 @@ struct CrossProcessSaveTests {
     #expect(a.loadError != nil)
     #expect(try world.disk.contents(of: url) == newer)
   }
+
+  @Test("One key value used in two contexts keeps their files apart")
+  func oneKeyValueTwoContexts() async throws {
+    let world = TwoContexts()
+    // NB: one value, as a `static let` key shared by two tests or two stores would be.
+    let key = FileStorageKey<Settings>.fileStorage(settingsURL, saveInterval: .seconds(60))
+    let start = Settings(theme: "light", fontSize: 12)
+    let a = world.inFirst(key, default: start)
+    let b = world.inSecond(key, default: start)
+    a.withLock { $0.theme = "dark" }
+    b.withLock { $0.fontSize = 20 }
+    try await a.save()
+    try await b.save()
+    guard case .keptBoth(let copy)? = b.lastConflict?.resolution else {
+      Issue.record("B must see A's write as another's, not its own")
+      return
+    }
+    let kept = try JSONDecoder().decode(
+      Settings.self, from: #require(try world.disk.contents(of: copy)))
+    #expect(kept.theme == "dark", "A's version survives in the conflict copy")
+  }
 }

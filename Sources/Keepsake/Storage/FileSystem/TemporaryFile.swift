@@ -33,14 +33,31 @@ enum TemporaryFile {
     return kill(pid, 0) != 0 && errno == ESRCH
   }
 
-  /// Removes temporary files of `url` abandoned by killed writers; failures are ignored because
-  /// a leftover temporary file is harmless (it is never read as the data).
+  /// Removes temporary files of `url`, and of its quarantine and conflict copies, abandoned by
+  /// killed writers; failures are ignored because a leftover temporary file is harmless (it is
+  /// never read as the data).
   static func removeAbandoned(besides url: URL, in fileSystem: any FileSystem) {
     let folder = url.deletingLastPathComponent()
     let fileName = url.lastPathComponent
     guard let names = try? fileSystem.contentsOfDirectory(at: folder) else { return }
-    for name in names where isAbandoned(name, for: fileName) {
-      try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
+    for name in names {
+      guard let target = targetName(of: name) else { continue }
+      // NB: a copy's temporary file (a quarantine or conflict copy cut short) belongs to the
+      // file too: nothing else would ever remove it.
+      let belongs =
+        target == fileName
+        || Quarantine.originalURL(of: folder.appendingPathComponent(target))?.lastPathComponent
+          == fileName
+      if belongs && isAbandoned(name, for: target) {
+        try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
+      }
     }
+  }
+
+  /// The file a temporary file's name was made for, or `nil` when it is not one.
+  static func targetName(of name: String) -> String? {
+    guard name.hasPrefix("."), let range = name.range(of: marker) else { return nil }
+    let target = name[name.index(after: name.startIndex)..<range.lowerBound]
+    return target.isEmpty ? nil : String(target)
   }
 }

@@ -50,6 +50,7 @@ public final class FilePreferences: PreferencesStore {
     self.url = url
     self.fileSystem = fileSystem
     self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
+    TemporaryFile.removeAbandoned(besides: url, in: fileSystem)
     _ = reloadFromDisk()
     let subscription = fileSystem.watch(url) { [weak self] in
       guard let self else { return }
