@@ -8,17 +8,29 @@
 public struct StoreTask: Hashable, Sendable {
   let rawValue: Task<Void, Never>?
 
-  /// A task over `tasks`: finishing waits for all of them; cancelling cancels all of them.
-  package init(_ tasks: [Task<Void, Never>]) {
-    guard !tasks.isEmpty else {
+  /// The task of one effect, with a description of the action whose effect started it.
+  package struct Part: Sendable {
+    package let task: Task<Void, Never>
+    package let origin: String
+
+    package init(task: Task<Void, Never>, origin: String) {
+      self.task = task
+      self.origin = origin
+    }
+  }
+
+  /// A task over the tasks of `parts`: finishing waits for all of them; cancelling cancels all
+  /// of them.
+  package init(_ parts: [Part]) {
+    guard !parts.isEmpty else {
       self.rawValue = nil
       return
     }
     self.rawValue = Task {
       await withTaskCancellationHandler {
-        for task in tasks { await task.value }
+        for part in parts { await part.task.value }
       } onCancel: {
-        for task in tasks { task.cancel() }
+        for part in parts { part.task.cancel() }
       }
     }
   }

@@ -17,7 +17,7 @@ import Synchronization
 /// exports no current test; `KeepsakeTesting` installs an observer for it (see
 /// ``StorageContext/xcTestContextProvider``). Any lookup that finds nothing falls back to a
 /// shared ephemeral context: never the live one.
-enum TestDetector {
+package enum TestDetector {
   // NB: the handle and the symbols below are written once, when first read, and never change;
   // the pointers they hold are only called, never written through.
   private nonisolated(unsafe) static let programHandle = dlopen(nil, RTLD_NOW)
@@ -35,7 +35,7 @@ enum TestDetector {
     symbol("$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil
 
   /// Whether Swift Testing or XCTest is part of this process.
-  static let isRunningTests: Bool = testCurrentGetter != nil || xcTestLoaded
+  package static let isRunningTests: Bool = testCurrentGetter != nil || xcTestLoaded
 
   private static let contexts = Mutex<[String: StorageContext]>([:])
 

@@ -25,4 +25,13 @@ struct IssueReporter: Sendable {
       XCTFail(message, file: location.filePath, line: location.line)
     }
   }
+
+  /// Reports a failure with no place of its own in the test's code.
+  func report(_ message: String) {
+    if Test.current != nil {
+      Issue.record(Comment(rawValue: message))
+    } else {
+      XCTFail(message)
+    }
+  }
 }

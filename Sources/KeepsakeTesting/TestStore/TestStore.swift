@@ -8,11 +8,11 @@ import KeepsakeStore
 /// ```swift
 /// @Test func discardingADraft() async {
 ///   @Shared(.inMemory("drafts")) var drafts: [Draft] = []
-///   $drafts.withLock { $0 = [Draft(id: id, text: "unfinished")] }
+///   $drafts.withLock { $0 = [Draft(id: UUID(0), text: "unfinished")] }
 ///
 ///   let store = TestStore(initialState: Inbox.State()) { Inbox() }
 ///
-///   await store.send(.draftDiscarded(id)) {
+///   await store.send(.draftDiscarded(UUID(0))) {
 ///     $0.$drafts.withLock { $0 = [] }
 ///   }
 ///   await store.receive(.sessionTouched) { $0.$session.withLock { $0 = "touched" } }
@@ -31,6 +31,12 @@ import KeepsakeStore
 /// names the key, such as `inMemory(session)`). Inside an assertion closure,
 /// `$0.$drafts.withLock { ... }` changes the *expected* value, never the live one. Assert a
 /// change that no action caused with ``assert(_:fileID:filePath:line:column:)``.
+///
+/// The feature's `DependencyValues` are the store's ``dependencies``: the test values by
+/// default (`UUID(0)`, `UUID(1)`, ... from `\.uuid`, a constant date, manual clocks), made fresh
+/// for each store, changed with `withDependencies:` when the store is made or through
+/// ``dependencies`` between steps. A dependency the feature reads without a value for tests
+/// fails the test at the step that read it (or, for an effect, at the next step), naming it.
 ///
 /// `TestStore` is isolated to the main actor; effects are owned by the store and cancelled when
 /// it goes away. End the test with ``finish(timeout:fileID:filePath:line:column:)``, which waits
@@ -51,6 +57,18 @@ public final class TestStore<State, Action: Sendable> {
   /// default.
   public var timeout: Duration = .seconds(1)
 
+  /// The dependencies the feature reads, its effects included; change them between steps.
+  ///
+  /// ```swift
+  /// store.dependencies.date = .constant(Date(timeIntervalSince1970: 60))
+  /// await store.send(.saveTapped) { $0.savedAt = Date(timeIntervalSince1970: 60) }
+  /// ```
+  ///
+  /// A change applies to the actions sent and received after it, and to the effects they
+  /// start. Reading a default here (`store.dependencies.continuousClock`) gives the value the
+  /// feature gets.
+  public var dependencies: DependencyValues
+
   private let reducer: Reduce<State, Action>
   private var runner: EffectRunner<Action>?
   private let tracker: SharedChangeTracker
@@ -62,6 +80,8 @@ public final class TestStore<State, Action: Sendable> {
   }
   /// What the end-of-test check in `deinit` needs, readable off the main actor.
   private let ledger = EndOfTestLedger()
+  /// Failures of dependencies read by the feature, reported at the next step.
+  private let dependencyIssues = DependencyIssueLog()
   /// Where the store was made: where a store dropped with work left over is reported.
   private let creation: IssueReporter.Location
   private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
@@ -83,13 +103,23 @@ public final class TestStore<State, Action: Sendable> {
   ///
   /// The store starts tracking the shared values of the current ``StorageContext`` (the test's
   /// own); values set before this call, such as a seeded `@Shared` key, are the starting point.
+  /// The initial state and the reducer are made with the store's ``dependencies``:
+  ///
+  /// ```swift
+  /// let store = TestStore(initialState: Inbox.State()) { Inbox() } withDependencies: {
+  ///   $0.date = .constant(Date(timeIntervalSince1970: 60))
+  /// }
+  /// ```
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
   ///   - reducer: Builds the feature's reducer.
+  ///   - prepareDependencies: Changes the store's dependencies: the current scope's values,
+  ///     with defaults made fresh for this store.
   public init<R: Reducer>(
     initialState: @autoclosure () -> R.State,
     reducer: () -> R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -98,23 +128,29 @@ public final class TestStore<State, Action: Sendable> {
     self.creation = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
     self.tracker = SharedChangeTracker.install(in: StorageContext.current)
-    let initialState = initialState()
+    var dependencies = DependencyValues.currentForStore
+    dependencies.context = DependencyContext(issues: dependencyIssues)
+    prepareDependencies(&dependencies)
+    self.dependencies = dependencies
+    let initialState = dependencies.scope { initialState() }
     self.state = initialState
     self.assertedState = initialState
-    self.reducer = Reduce(reducer())
+    self.reducer = dependencies.scope { Reduce(reducer()) }
     self.runner = EffectRunner(
       send: { [weak self] action in self?.didReceive(action) },
       didFinish: { [weak self] in self?.wakeAll() })
+    reportDependencyIssues(at: creation)
   }
 
   deinit {
     // NB: a plain (nonisolated) deinit runs where the last reference is dropped: at the end of
     // the test function, inside the test's task, so `Test.current` is still set and a failure
     // is attributed to the test. (An isolated deinit would hop to the main actor and lose the
-    // task-locals, SE-0371.) It reads only the Sendable ledger.
+    // task-locals, SE-0371.) It reads only Sendable state: the ledger and the issue log.
     let end = ledger.snapshot
     for task in end.tasks { task.cancel() }
     tracker.uninstall()
+    for message in dependencyIssues.drain() { reporter.report(message, at: creation) }
     guard end.exhaustive, !end.finished else { return }
     var problems: [String] = []
     // NB: effects still running are not reported here: an effect ends one hop after its last
@@ -139,9 +175,18 @@ public final class TestStore<State, Action: Sendable> {
         exhaustive: exhaustivity == .on, finished: ledger.snapshot.finished))
   }
 
+  /// Reports the failures of dependencies read since the last step, at `location`.
+  private func reportDependencyIssues(at location: IssueReporter.Location) {
+    for message in dependencyIssues.drain() { reporter.report(message, at: location) }
+  }
+
   // MARK: - Sending
 
   /// Sends `action` and asserts how it changes the state.
+  ///
+  /// The reducer runs with the store's ``dependencies``; values set by a `withDependencies`
+  /// scope around this call win over them, for this action and the effects it starts, except
+  /// those the store set itself (with `withDependencies:` or through ``dependencies``).
   ///
   /// - Parameters:
   ///   - action: The action to send.
@@ -161,11 +206,13 @@ public final class TestStore<State, Action: Sendable> {
       fileID: fileID, filePath: filePath, line: line, column: column)
     handlePendingActions(before: "sending an action", at: location)
     ledger.setFinished(false)
-    let effect = reducer.reduce(into: &state, action: action)
+    let dependencies = self.dependencies.applying(scope: DependencyValues.scoped)
+    let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
     let observed = observe()
-    let tasks = start(effect, origin: action)
+    let parts = start(effect, origin: action, dependencies: dependencies)
     check(actual: observed, closure: updateStateToExpectedResult, at: location)
-    return StoreTask(tasks)
+    reportDependencyIssues(at: location)
+    return StoreTask(parts)
   }
 
   /// Asserts a change of state that no action caused, such as a shared value changed by a
@@ -193,6 +240,7 @@ public final class TestStore<State, Action: Sendable> {
     withoutActuallyEscaping(updateStateToExpectedResult) { closure in
       check(actual: actual, closure: closure, at: location)
     }
+    reportDependencyIssues(at: location)
   }
 
   // MARK: - Receiving
@@ -251,6 +299,7 @@ public final class TestStore<State, Action: Sendable> {
     closure: ((inout State) throws -> Void)?,
     at location: IssueReporter.Location
   ) async {
+    defer { reportDependencyIssues(at: location) }
     let timeout = timeout ?? self.timeout
     let exhaustive = exhaustivity == .on
     await wait(timeout: timeout) {
@@ -291,13 +340,14 @@ public final class TestStore<State, Action: Sendable> {
     line: UInt = #line,
     column: UInt = #column
   ) async {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
     await Task.yield()
     if received.isEmpty, strict {
-      reporter.report(
-        "There were no received actions to skip.",
-        at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+      reporter.report("There were no received actions to skip.", at: location)
     }
     acceptReceivedActions()
+    reportDependencyIssues(at: location)
   }
 
   // MARK: - Finishing
@@ -318,7 +368,10 @@ public final class TestStore<State, Action: Sendable> {
     let timeout = timeout ?? self.timeout
     await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
     // The end-of-test check in deinit is done here, with the caller's line.
-    defer { ledger.setFinished(true) }
+    defer {
+      ledger.setFinished(true)
+      reportDependencyIssues(at: location)
+    }
     guard exhaustivity == .on else { return }
     if let running = runner?.running, !running.isEmpty {
       reporter.report(runningEffectsMessage(running, waited: timeout), at: location)
@@ -333,24 +386,30 @@ public final class TestStore<State, Action: Sendable> {
 
   // MARK: - Effects
 
-  private func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
+  private func start(
+    _ effect: Effect<Action>, origin: Action, dependencies: DependencyValues
+  ) -> [StoreTask.Part] {
     guard let runner else { return [] }
-    let started = runner.run(effect, origin: ValueDump.render(origin))
-    var tasks = started.tasks
-    for action in started.actions { tasks += reduceReceived(action) }
+    let started = runner.run(
+      effect, origin: ValueDump.render(origin), dependencies: dependencies)
+    var parts = started.tasks
+    for action in started.actions { parts += reduceReceived(action, dependencies: dependencies) }
     syncLedger()
-    return tasks
+    return parts
   }
 
   private func didReceive(_ action: Action) {
-    _ = reduceReceived(action)
+    // NB: called from the effect that sent the action, so the current scope is the effect's.
+    _ = reduceReceived(action, dependencies: dependencies.applying(scope: DependencyValues.scoped))
     wakeAll()
   }
 
-  private func reduceReceived(_ action: Action) -> [Task<Void, Never>] {
-    let effect = reducer.reduce(into: &state, action: action)
+  private func reduceReceived(
+    _ action: Action, dependencies: DependencyValues
+  ) -> [StoreTask.Part] {
+    let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
     received.append(Received(action: action, observed: observe()))
-    return start(effect, origin: action)
+    return start(effect, origin: action, dependencies: dependencies)
   }
 
   private func handlePendingActions(before step: String, at location: IssueReporter.Location) {
