@@ -64,7 +64,8 @@ let package = Package(
     .testTarget(
       name: "KeepsakeBenchTests", dependencies: ["keepsake-bench", "Keepsake", "DraftsFeature"]),
     .testTarget(
-      name: "KeepsakeStoreTests", dependencies: ["KeepsakeStore", "KeepsakeTesting"]),
+      name: "KeepsakeStoreTests",
+      dependencies: ["KeepsakeStore", "KeepsakeTesting", "FaultInjection"]),
     .testTarget(
       name: "DiscovererTests",
       dependencies: ["DiscovererFeature", "KeepsakeTesting", "FaultInjection"]

@@ -51,7 +51,7 @@ package enum TestDetector {
   ///   test bundle's host app also sees before any test library is loaded;
   /// - the test runner's process name (`xctest`, a `.xctest` bundle, SwiftPM's testing helper);
   /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`), which gets ephemeral storage too.
-  static let isRunningTests: Bool = detect(
+  package static let isRunningTests: Bool = detect(
     environment: ProcessInfo.processInfo.environment,
     processName: ProcessInfo.processInfo.processName,
     librariesLoaded: testCurrentGetter != nil || xcTestLoaded)

@@ -1,8 +1,8 @@
 /// Reads the child action out of a parent action by reflection, for ``Scope`` (no macros, so
 /// no generated case paths).
-enum ActionReflection {
+package enum ActionReflection {
   /// The payload of `action` when it is the enum case that `embed` builds, or `nil`.
-  static func extract<Parent, Child>(
+  package static func extract<Parent, Child>(
     _ action: Parent, embeddedBy embed: (Child) -> Parent
   ) -> Child? {
     guard let (caseName, payload) = casePayload(of: action) else { return nil }

@@ -15,7 +15,7 @@ package final class EffectRunner<Action: Sendable> {
   /// What running an effect started.
   package struct Started {
     /// The tasks of the effect's asynchronous work.
-    package var tasks: [Task<Void, Never>] = []
+    package var tasks: [StoreTask.Part] = []
     /// Actions the effect sends right away (``Effect/send(_:)``), in order.
     package var actions: [Action] = []
   }
@@ -40,15 +40,19 @@ package final class EffectRunner<Action: Sendable> {
   /// The tasks still running.
   package var running: [InFlight] { Array(inFlight.values) }
 
-  /// Starts `effect`, returned for the action described by `origin`.
-  package func run(_ effect: Effect<Action>, origin: String) -> Started {
+  /// Starts `effect`, returned for the action described by `origin`; its work runs with
+  /// `dependencies` as the current scope.
+  package func run(
+    _ effect: Effect<Action>, origin: String, dependencies: DependencyValues
+  ) -> Started {
     var started = Started()
-    run(effect, ids: [], origin: origin, into: &started)
+    run(effect, ids: [], origin: origin, dependencies: dependencies, into: &started)
     return started
   }
 
   private func run(
-    _ effect: Effect<Action>, ids: Set<EffectID>, origin: String, into started: inout Started
+    _ effect: Effect<Action>, ids: Set<EffectID>, origin: String,
+    dependencies: DependencyValues, into started: inout Started
   ) {
     switch effect.operation {
     case .none:
@@ -60,17 +64,22 @@ package final class EffectRunner<Action: Sendable> {
       let send = Send<Action> { [weak self] action in self?.send(action) }
       // NB: the task cannot start before this method returns (it runs on the main actor, which
       // is busy here), so it is always registered before it can finish.
+      // NB: the store's dependencies are set explicitly: the task inherits the task-locals of
+      // whoever sent the action, which are not the store's (a button's action has none).
       let task = Task(priority: priority) { [weak self] in
-        await operation(send)
+        await dependencies.scope { await operation(send) }
         self?.finish(id)
       }
       inFlight[id] = InFlight(task: task, ids: ids, origin: origin)
-      started.tasks.append(task)
+      started.tasks.append(StoreTask.Part(task: task, origin: origin))
     case .merge(let effects):
-      for effect in effects { run(effect, ids: ids, origin: origin, into: &started) }
+      for effect in effects {
+        run(effect, ids: ids, origin: origin, dependencies: dependencies, into: &started)
+      }
     case .cancellable(let effect, let id, let cancelInFlight):
       if cancelInFlight { cancel(id) }
-      run(effect, ids: ids.union([id]), origin: origin, into: &started)
+      run(
+        effect, ids: ids.union([id]), origin: origin, dependencies: dependencies, into: &started)
     case .cancel(let id):
       cancel(id)
     }

@@ -8,11 +8,11 @@ import KeepsakeStore
 /// ```swift
 /// @Test func discardingADraft() async {
 ///   @Shared(.inMemory("drafts")) var drafts: [Draft] = []
-///   $drafts.withLock { $0 = [Draft(id: id, text: "unfinished")] }
+///   $drafts.withLock { $0 = [Draft(id: UUID(0), text: "unfinished")] }
 ///
 ///   let store = TestStore(initialState: Inbox.State()) { Inbox() }
 ///
-///   await store.send(.draftDiscarded(id)) {
+///   await store.send(.draftDiscarded(UUID(0))) {
 ///     $0.$drafts.withLock { $0 = [] }
 ///   }
 ///   await store.receive(.sessionTouched) { $0.$session.withLock { $0 = "touched" } }
@@ -32,6 +32,12 @@ import KeepsakeStore
 /// `$0.$drafts.withLock { ... }` changes the *expected* value, never the live one. Assert a
 /// change that no action caused with ``assert(_:fileID:filePath:line:column:)``.
 ///
+/// The feature's `DependencyValues` are the store's ``dependencies``: the test values by
+/// default (`UUID(0)`, `UUID(1)`, ... from `\.uuid`, a constant date, manual clocks), made fresh
+/// for each store, changed with `withDependencies:` when the store is made or through
+/// ``dependencies`` between steps. A dependency the feature reads without a value for tests
+/// fails the test at the step that read it (or, for an effect, at the next step), naming it.
+///
 /// `TestStore` is isolated to the main actor; effects are owned by the store and cancelled when
 /// it goes away. End the test with ``finish(timeout:fileID:filePath:line:column:)``, which waits
 /// for effects and checks every received action and shared change; a test that forgets is still
@@ -47,34 +53,48 @@ public final class TestStore<State, Action: Sendable> {
     didSet { syncLedger() }
   }
 
-  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)`` wait by
-  /// default.
+  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_,_)``
+  /// and ``finish(timeout:fileID:filePath:line:column:)`` wait by default.
   public var timeout: Duration = .seconds(1)
 
-  private let reducer: Reduce<State, Action>
-  private var runner: EffectRunner<Action>?
-  private let tracker: SharedChangeTracker
-  private let reporter = IssueReporter()
+  /// The dependencies the feature reads, its effects included; change them between steps.
+  ///
+  /// ```swift
+  /// store.dependencies.date = .constant(Date(timeIntervalSince1970: 60))
+  /// await store.send(.saveTapped) { $0.savedAt = Date(timeIntervalSince1970: 60) }
+  /// ```
+  ///
+  /// A change applies to the actions sent and received after it, and to the effects they
+  /// start. Reading a default here (`store.dependencies.continuousClock`) gives the value the
+  /// feature gets.
+  public var dependencies: DependencyValues
+
+  let reducer: Reduce<State, Action>
+  var runner: EffectRunner<Action>?
+  let tracker: SharedChangeTracker
+  let reporter = IssueReporter()
   /// The state as of the last assertion: what the next assertion closure starts from.
-  private var assertedState: State
-  private var received: [Received] = [] {
+  var assertedState: State
+  var received: [Received] = [] {
     didSet { syncLedger() }
   }
   /// What the end-of-test check in `deinit` needs, readable off the main actor.
-  private let ledger = EndOfTestLedger()
+  let ledger = EndOfTestLedger()
+  /// Failures of dependencies read by the feature, reported at the next step.
+  let dependencyIssues = DependencyIssueLog()
   /// Where the store was made: where a store dropped with work left over is reported.
-  private let creation: IssueReporter.Location
-  private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+  let creation: IssueReporter.Location
+  var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
   /// A state, rendered when it was reached, with the shared values of that moment.
-  private struct Observed {
+  struct Observed {
     let state: State
     let text: String
     let sharedKeys: Set<SharedKeyID>
     let shared: [SharedChangeTracker.TrackedValue]
   }
 
-  private struct Received {
+  struct Received {
     let action: Action
     let observed: Observed
   }
@@ -83,13 +103,23 @@ public final class TestStore<State, Action: Sendable> {
   ///
   /// The store starts tracking the shared values of the current ``StorageContext`` (the test's
   /// own); values set before this call, such as a seeded `@Shared` key, are the starting point.
+  /// The initial state and the reducer are made with the store's ``dependencies``:
+  ///
+  /// ```swift
+  /// let store = TestStore(initialState: Inbox.State()) { Inbox() } withDependencies: {
+  ///   $0.date = .constant(Date(timeIntervalSince1970: 60))
+  /// }
+  /// ```
   ///
   /// - Parameters:
   ///   - initialState: The state to start from.
   ///   - reducer: Builds the feature's reducer.
+  ///   - prepareDependencies: Changes the store's dependencies: the current scope's values,
+  ///     with defaults made fresh for this store.
   public init<R: Reducer>(
     initialState: @autoclosure () -> R.State,
     reducer: () -> R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in },
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,
@@ -98,23 +128,29 @@ public final class TestStore<State, Action: Sendable> {
     self.creation = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
     self.tracker = SharedChangeTracker.install(in: StorageContext.current)
-    let initialState = initialState()
+    var dependencies = DependencyValues.currentForStore
+    dependencies.context = DependencyContext(issues: dependencyIssues)
+    prepareDependencies(&dependencies)
+    self.dependencies = dependencies
+    let initialState = dependencies.scope { initialState() }
     self.state = initialState
     self.assertedState = initialState
-    self.reducer = Reduce(reducer())
+    self.reducer = dependencies.scope { Reduce(reducer()) }
     self.runner = EffectRunner(
       send: { [weak self] action in self?.didReceive(action) },
       didFinish: { [weak self] in self?.wakeAll() })
+    reportDependencyIssues(at: creation)
   }
 
   deinit {
     // NB: a plain (nonisolated) deinit runs where the last reference is dropped: at the end of
     // the test function, inside the test's task, so `Test.current` is still set and a failure
     // is attributed to the test. (An isolated deinit would hop to the main actor and lose the
-    // task-locals, SE-0371.) It reads only the Sendable ledger.
+    // task-locals, SE-0371.) It reads only Sendable state: the ledger and the issue log.
     let end = ledger.snapshot
     for task in end.tasks { task.cancel() }
     tracker.uninstall()
+    for message in dependencyIssues.drain() { reporter.report(message, at: creation) }
     guard end.exhaustive, !end.finished else { return }
     var problems: [String] = []
     // NB: effects still running are not reported here: an effect ends one hop after its last
@@ -131,7 +167,7 @@ public final class TestStore<State, Action: Sendable> {
     }
   }
 
-  private func syncLedger() {
+  func syncLedger() {
     let running = runner?.running ?? []
     ledger.update(
       EndOfTestLedger.Snapshot(
@@ -139,9 +175,23 @@ public final class TestStore<State, Action: Sendable> {
         exhaustive: exhaustivity == .on, finished: ledger.snapshot.finished))
   }
 
+  /// Whether skipped assertions are reported as known issues.
+  var showsSkippedAssertions: Bool {
+    exhaustivity == .off(showSkippedAssertions: true)
+  }
+
+  /// Reports the failures of dependencies read since the last step, at `location`.
+  func reportDependencyIssues(at location: IssueReporter.Location) {
+    for message in dependencyIssues.drain() { reporter.report(message, at: location) }
+  }
+
   // MARK: - Sending
 
   /// Sends `action` and asserts how it changes the state.
+  ///
+  /// The reducer runs with the store's ``dependencies``; values set by a `withDependencies`
+  /// scope around this call win over them, for this action and the effects it starts, except
+  /// those the store set itself (with `withDependencies:` or through ``dependencies``).
   ///
   /// - Parameters:
   ///   - action: The action to send.
@@ -161,11 +211,13 @@ public final class TestStore<State, Action: Sendable> {
       fileID: fileID, filePath: filePath, line: line, column: column)
     handlePendingActions(before: "sending an action", at: location)
     ledger.setFinished(false)
-    let effect = reducer.reduce(into: &state, action: action)
+    let dependencies = self.dependencies.applying(scope: DependencyValues.scoped)
+    let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
     let observed = observe()
-    let tasks = start(effect, origin: action)
+    let parts = start(effect, origin: action, dependencies: dependencies)
     check(actual: observed, closure: updateStateToExpectedResult, at: location)
-    return StoreTask(tasks)
+    reportDependencyIssues(at: location)
+    return StoreTask(parts)
   }
 
   /// Asserts a change of state that no action caused, such as a shared value changed by a
@@ -193,187 +245,71 @@ public final class TestStore<State, Action: Sendable> {
     withoutActuallyEscaping(updateStateToExpectedResult) { closure in
       check(actual: actual, closure: closure, at: location)
     }
-  }
-
-  // MARK: - Receiving
-
-  /// Waits for the next action an effect sent, checks it is `expectedAction` and asserts how it
-  /// changed the state.
-  ///
-  /// - Parameters:
-  ///   - expectedAction: The action expected next.
-  ///   - timeout: How long to wait; ``timeout`` when `nil`.
-  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
-  ///     into the state expected after the action.
-  public func receive(
-    _ expectedAction: Action,
-    timeout: Duration? = nil,
-    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async where Action: Equatable {
-    await receive(
-      description: ValueDump.render(expectedAction), expected: expectedAction,
-      matching: { $0 == expectedAction }, timeout: timeout, closure: updateStateToExpectedResult,
-      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
-  }
-
-  /// Waits for the next action an effect sent, checks it matches `isMatching` and asserts how
-  /// it changed the state.
-  ///
-  /// - Parameters:
-  ///   - isMatching: Whether a received action is the one expected.
-  ///   - timeout: How long to wait; ``timeout`` when `nil`.
-  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
-  ///     into the state expected after the action.
-  public func receive(
-    _ isMatching: (_ action: Action) -> Bool,
-    timeout: Duration? = nil,
-    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async {
-    await receive(
-      description: "an action matching the predicate", expected: nil, matching: isMatching,
-      timeout: timeout, closure: updateStateToExpectedResult,
-      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
-  }
-
-  private func receive(
-    description: String,
-    expected: Action?,
-    matching: (Action) -> Bool,
-    timeout: Duration?,
-    closure: ((inout State) throws -> Void)?,
-    at location: IssueReporter.Location
-  ) async {
-    let timeout = timeout ?? self.timeout
-    let exhaustive = exhaustivity == .on
-    await wait(timeout: timeout) {
-      (exhaustive ? !received.isEmpty : received.contains { matching($0.action) })
-        || (runner?.running.isEmpty ?? true)
-    }
-    let index = exhaustive ? received.indices.first : received.firstIndex { matching($0.action) }
-    guard let index else {
-      let running = runner?.running ?? []
-      let why =
-        running.isEmpty
-        ? "none was received and no effects are running"
-        : "none was received within \(timeout) (effects still running, started by "
-          + running.map(\.origin).joined(separator: ", ") + ")"
-      reporter.report("Expected to receive \(description), but \(why).", at: location)
-      return
-    }
-    let next = received[index]
-    received.removeFirst(index + 1)
-    if !matching(next.action) {
-      let diff = expected.flatMap { ValueDiff.diff($0, next.action) }
-      reporter.report(
-        "Received an unexpected action:\n\n"
-          + indent(diff ?? ValueDump.render(next.action))
-          + (diff == nil ? "" : "\n\n(Expected: \u{2212}, Received: +)"),
-        at: location)
-    }
-    check(actual: next.observed, closure: closure, at: location)
-  }
-
-  /// Skips the actions received so far, accepting the state they led to.
-  ///
-  /// - Parameter strict: Whether to fail when there is nothing to skip.
-  public func skipReceivedActions(
-    strict: Bool = true,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async {
-    await Task.yield()
-    if received.isEmpty, strict {
-      reporter.report(
-        "There were no received actions to skip.",
-        at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-    acceptReceivedActions()
-  }
-
-  // MARK: - Finishing
-
-  /// Waits for every effect to finish and, when exhaustive, checks that every received action
-  /// and every change of shared state was asserted.
-  ///
-  /// - Parameter timeout: How long to wait; ``timeout`` when `nil`.
-  public func finish(
-    timeout: Duration? = nil,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async {
-    let location = IssueReporter.Location(
-      fileID: fileID, filePath: filePath, line: line, column: column)
-    let timeout = timeout ?? self.timeout
-    await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
-    // The end-of-test check in deinit is done here, with the caller's line.
-    defer { ledger.setFinished(true) }
-    guard exhaustivity == .on else { return }
-    if let running = runner?.running, !running.isEmpty {
-      reporter.report(runningEffectsMessage(running, waited: timeout), at: location)
-    }
-    handlePendingActions(before: "finishing", at: location)
-    check(
-      actual: observe(), closure: nil,
-      unexpectedChange: "State changed after the last assertion, but the change was not "
-        + "asserted (assert it with `store.assert { ... }`):",
-      at: location)
+    reportDependencyIssues(at: location)
   }
 
   // MARK: - Effects
 
-  private func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
+  private func start(
+    _ effect: Effect<Action>, origin: Action, dependencies: DependencyValues
+  ) -> [StoreTask.Part] {
     guard let runner else { return [] }
-    let started = runner.run(effect, origin: ValueDump.render(origin))
-    var tasks = started.tasks
-    for action in started.actions { tasks += reduceReceived(action) }
+    let started = runner.run(
+      effect, origin: ValueDump.render(origin), dependencies: dependencies)
+    var parts = started.tasks
+    for action in started.actions { parts += reduceReceived(action, dependencies: dependencies) }
     syncLedger()
-    return tasks
+    return parts
   }
 
   private func didReceive(_ action: Action) {
-    _ = reduceReceived(action)
+    // NB: called from the effect that sent the action, so the current scope is the effect's.
+    _ = reduceReceived(action, dependencies: dependencies.applying(scope: DependencyValues.scoped))
     wakeAll()
   }
 
-  private func reduceReceived(_ action: Action) -> [Task<Void, Never>] {
-    let effect = reducer.reduce(into: &state, action: action)
+  private func reduceReceived(
+    _ action: Action, dependencies: DependencyValues
+  ) -> [StoreTask.Part] {
+    let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
     received.append(Received(action: action, observed: observe()))
-    return start(effect, origin: action)
+    return start(effect, origin: action, dependencies: dependencies)
   }
 
-  private func handlePendingActions(before step: String, at location: IssueReporter.Location) {
+  func handlePendingActions(before step: String, at location: IssueReporter.Location) {
     guard !received.isEmpty else { return }
-    if exhaustivity == .on {
+    switch exhaustivity {
+    case .on:
       reporter.report(unhandledActionsMessage("before \(step)"), at: location)
+    case .off(showSkippedAssertions: true):
+      reporter.reportKnown(
+        skipped(
+          "\(received.count) received action(s) were not asserted before \(step):\n\n"
+            + receivedActionsList()),
+        at: location)
+    case .off:
+      break
     }
     acceptReceivedActions()
   }
 
-  private func acceptReceivedActions() {
+  func acceptReceivedActions() {
     guard let last = received.last else { return }
     received = []
     assertedState = last.observed.state
     tracker.setSnapshots(last.observed.shared)
   }
 
-  private func unhandledActionsMessage(_ when: String) -> String {
-    "Must handle \(received.count) received action(s) \(when):\n\n"
-      + received.map { indent(ValueDump.render($0.action)) }.joined(separator: "\n")
+  func unhandledActionsMessage(_ when: String) -> String {
+    "Must handle \(received.count) received action(s) \(when):\n\n" + receivedActionsList()
   }
 
-  private func runningEffectsMessage(
+  /// The received actions not asserted yet, one per line, indented.
+  func receivedActionsList() -> String {
+    received.map { indent(ValueDump.render($0.action)) }.joined(separator: "\n")
+  }
+
+  func runningEffectsMessage(
     _ running: [EffectRunner<Action>.InFlight], waited: Duration? = nil
   ) -> String {
     let waitedText = waited.map { " after waiting \($0)" } ?? ""
@@ -382,11 +318,16 @@ public final class TestStore<State, Action: Sendable> {
       + running.map { indent($0.origin) }.joined(separator: "\n")
   }
 
+  /// `message`, marked as what a non-exhaustive store skipped.
+  func skipped(_ message: String) -> String {
+    "Skipped assertion (the store is not exhaustive): \(message)"
+  }
+
   // MARK: - Waiting
 
   /// Suspends until `condition` holds or `timeout` passes; wakes when an action arrives or an
   /// effect finishes, never by polling.
-  private func wait(timeout: Duration, until condition: () -> Bool) async {
+  func wait(timeout: Duration, until condition: () -> Bool) async {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while !condition(), ContinuousClock.now < deadline {
       let id = UUID()
@@ -399,7 +340,7 @@ public final class TestStore<State, Action: Sendable> {
     }
   }
 
-  private func wakeAll() {
+  func wakeAll() {
     syncLedger()
     let all = waiters
     waiters = [:]
@@ -408,39 +349,83 @@ public final class TestStore<State, Action: Sendable> {
 
   // MARK: - Checking
 
-  private func observe() -> Observed {
+  func observe() -> Observed {
     let (text, keys) = ValueDump.renderTracingShared(state)
     return Observed(state: state, text: text, sharedKeys: keys, shared: tracker.liveValues())
   }
 
   /// Compares the state expected after `closure` with `actual`, reports any difference, and
   /// makes `actual` the starting point of the next assertion.
-  private func check(
+  ///
+  /// Not exhaustive, the closure starts from the real state, so only what it says is checked;
+  /// showing skipped assertions, a difference from the exhaustive expectation is a known issue.
+  func check(
     actual: Observed,
     closure: ((inout State) throws -> Void)?,
     unexpectedChange: String = "State was not expected to change, but a change occurred:",
     at location: IssueReporter.Location
   ) {
+    let assertedSnapshots = tracker.snapshots()
     defer {
       assertedState = actual.state
       tracker.setSnapshots(actual.shared)
     }
-    var expected: State
-    if exhaustivity == .on {
-      expected = assertedState
-    } else {
-      // Only what the closure says is checked: it starts from the real state.
+    let header = closure == nil ? unexpectedChange : "A state change does not match expectation:"
+    switch exhaustivity {
+    case .on:
+      switch compare(from: assertedState, actual: actual, closure: closure) {
+      case .threw(let error):
+        reporter.report("The assertion closure threw an error: \(error)", at: location)
+      case .compared(diff: let diff?, _):
+        reporter.report(diffMessage(header, diff), at: location)
+      case .compared(diff: nil, closureChanged: false) where closure != nil:
+        reporter.report(
+          "Expected state to change, but it did not: the assertion closure made no change. "
+            + "If no change is expected, omit the closure.",
+          at: location)
+      case .compared:
+        break
+      }
+    case .off(let showSkippedAssertions):
       tracker.setSnapshots(actual.shared)
-      expected = actual.state
+      switch compare(from: actual.state, actual: actual, closure: closure) {
+      case .threw(let error):
+        reporter.report("The assertion closure threw an error: \(error)", at: location)
+      case .compared(diff: let diff?, _):
+        reporter.report(diffMessage(header, diff), at: location)
+      case .compared(diff: nil, _) where showSkippedAssertions:
+        tracker.setSnapshots(assertedSnapshots)
+        if case .compared(let diff?, _) = compare(
+          from: assertedState, actual: actual, closure: closure)
+        {
+          reporter.reportKnown(
+            skipped(diffMessage("a state change was not asserted:", diff)), at: location)
+        }
+      case .compared:
+        break
+      }
     }
+  }
+
+  private enum Comparison {
+    case threw(any Error)
+    /// The diff of the expected and the actual state, and whether the closure changed anything.
+    case compared(diff: String?, closureChanged: Bool)
+  }
+
+  /// Runs `closure` on `start` (and on the tracker's snapshots of shared values) and compares
+  /// the result with `actual`.
+  private func compare(
+    from start: State, actual: Observed, closure: ((inout State) throws -> Void)?
+  ) -> Comparison {
+    var expected = start
     let before = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
     let sharedBefore = tracker.snapshots()
     if let closure {
       do {
         try tracker.withExpectations { try closure(&expected) }
       } catch {
-        reporter.report("The assertion closure threw an error: \(error)", at: location)
-        return
+        return .threw(error)
       }
     }
     let after = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
@@ -448,25 +433,20 @@ public final class TestStore<State, Action: Sendable> {
     let reachable = after.sharedKeys.union(actual.sharedKeys)
     let (expectedExtra, actualExtra) = SharedRendering.changes(
       expected: sharedAfter, actual: actual.shared, excluding: reachable)
-    let expectedText = after.text + expectedExtra
-    let actualText = actual.text + actualExtra
-
-    if let diff = ValueDiff.lines(expected: expectedText, actual: actualText) {
-      let header = closure == nil ? unexpectedChange : "A state change does not match expectation:"
-      reporter.report(
-        "\(header)\n\n\(indent(diff))\n\n(Expected: \u{2212}, Actual: +)", at: location)
-    } else if closure != nil, exhaustivity == .on, before.text == after.text,
-      SharedRendering.changes(expected: sharedBefore, actual: sharedAfter, excluding: []).0
+    let diff = ValueDiff.lines(
+      expected: after.text + expectedExtra, actual: actual.text + actualExtra)
+    let closureChanged =
+      before.text != after.text
+      || !SharedRendering.changes(expected: sharedBefore, actual: sharedAfter, excluding: []).0
         .isEmpty
-    {
-      reporter.report(
-        "Expected state to change, but it did not: the assertion closure made no change. "
-          + "If no change is expected, omit the closure.",
-        at: location)
-    }
+    return .compared(diff: diff, closureChanged: closureChanged)
   }
 
-  private func indent(_ text: String) -> String {
+  private func diffMessage(_ header: String, _ diff: String) -> String {
+    "\(header)\n\n\(indent(diff))\n\n(Expected: \u{2212}, Actual: +)"
+  }
+
+  func indent(_ text: String) -> String {
     text.split(separator: "\n", omittingEmptySubsequences: false)
       .map { "  " + $0 }.joined(separator: "\n")
   }

@@ -10,15 +10,6 @@ struct Draft: Equatable, Identifiable, Sendable {
   var isPinned = false
 }
 
-extension UUID {
-  /// A readable, fixed identity for tests: `UUID(1)` is `00000000-0000-0000-0000-000000000001`.
-  init(_ number: Int) {
-    let digits = String(number, radix: 16)
-    let padded = String(repeating: "0", count: max(0, 12 - digits.count)) + digits
-    self = UUID(uuidString: "00000000-0000-0000-0000-\(padded)") ?? UUID()
-  }
-}
-
 /// Writes a new draft into the shared drafts.
 struct Editor: Reducer {
   struct State {

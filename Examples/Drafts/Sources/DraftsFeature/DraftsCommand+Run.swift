@@ -49,9 +49,16 @@ extension DraftsCommand {
   ) async throws(DraftsError) -> String {
     switch action {
     case .add(let text):
-      let id = UUID()
-      await store.send(.add(id: id, text: text)).finish()
-      return "Added \(Self.shortID(id))."
+      // NB: the program passes the live generator even when a test runs it in-process, so IDs
+      // are random as in the app; the new draft is the one the snapshot did not have.
+      await withDependencies {
+        $0.uuid = .live
+      } operation: {
+        await store.send(.add(text: text)).finish()
+      }
+      let added = store.state.drafts.last { draft in !drafts.contains { $0.id == draft.id } }
+      guard let added else { throw DraftsError("the draft was not added") }
+      return "Added \(Self.shortID(added.id))."
     case .edit(let prefix, let text):
       let id = try Self.resolve(prefix, in: drafts)
       await store.send(.edit(id, text: text)).finish()

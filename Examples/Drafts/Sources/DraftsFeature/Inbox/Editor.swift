@@ -5,7 +5,9 @@ import KeepsakeStore
 /// Edits one draft's text and writes it into the shared drafts when saved.
 ///
 /// It has no drafts of its own: it writes the same `@Shared` drafts the inbox reads, so the
-/// change is visible everywhere at once, and a test of the inbox must assert it.
+/// change is visible everywhere at once, and a test of the inbox must assert it. A new draft's ID
+/// comes from the `\.uuid` dependency: as a child of the inbox, the editor gets the inbox
+/// store's generator.
 nonisolated public struct Editor: Reducer {
   /// The editor's state.
   public struct State: Equatable, Sendable {
@@ -28,9 +30,11 @@ nonisolated public struct Editor: Reducer {
   public enum Action: Equatable, Sendable {
     /// The text changed.
     case textChanged(String)
-    /// Save the text: a new draft with the given ID, or the edited one.
-    case saveTapped(newID: UUID)
+    /// Save the text: a new draft, or the edited one.
+    case saveTapped
   }
+
+  @Dependency(\.uuid) private var uuid
 
   /// Creates the editor feature.
   public init() {}
@@ -40,13 +44,14 @@ nonisolated public struct Editor: Reducer {
     case .textChanged(let text):
       state.text = text
       return .none
-    case .saveTapped(let newID):
+    case .saveTapped:
       let text = state.text
       if let id = state.draftID {
         state.$drafts.withLock { drafts in
           if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].body = text }
         }
       } else {
+        let newID = uuid()
         state.$drafts.withLock { $0.append(Draft(id: newID, body: text)) }
         state.draftID = newID
       }

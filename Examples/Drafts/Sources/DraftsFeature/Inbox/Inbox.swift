@@ -5,11 +5,13 @@ import KeepsakeStore
 /// The drafts inbox: add, edit, pin and discard drafts kept in `@Shared(.drafts)`.
 ///
 /// The drafts are not passed in: the state finds them through their key, so a test seeds them by
-/// writing the key before it builds the store. Each change also updates the shared ``Session``
-/// from an effect, the way a background task would.
+/// writing the key before it builds the store. New drafts get their IDs from the `\.uuid`
+/// dependency: random in the app, `UUID(0)`, `UUID(1)`, ... in a test. Each change also updates
+/// the shared ``Session`` from an effect, the way a background task would.
 ///
 /// ```swift
 /// let store = Store(initialState: Inbox.State()) { Inbox() }
+/// store.send(.add(text: "Call the bank"))
 /// store.send(.draftDiscarded(id))
 /// ```
 nonisolated public struct Inbox: Reducer {
@@ -32,8 +34,8 @@ nonisolated public struct Inbox: Reducer {
 
   /// What the inbox does.
   public enum Action: Equatable, Sendable {
-    /// Add a draft.
-    case add(id: UUID, text: String)
+    /// Add a draft, with a new ID from the `\.uuid` dependency.
+    case add(text: String)
     /// Replace a draft's text.
     case edit(UUID, text: String)
     /// Pin or unpin a draft.
@@ -45,6 +47,8 @@ nonisolated public struct Inbox: Reducer {
     /// The session was updated (sent by the effect that records changes).
     case sessionRecorded(changes: Int)
   }
+
+  @Dependency(\.uuid) private var uuid
 
   /// Creates the inbox feature.
   public init() {}
@@ -59,7 +63,8 @@ nonisolated public struct Inbox: Reducer {
 
   private func core(_ state: inout State, _ action: Action) -> Effect<Action> {
     switch action {
-    case .add(let id, let text):
+    case .add(let text):
+      let id = uuid()
       state.$drafts.withLock { $0.append(Draft(id: id, body: text)) }
       return record("added \(id.uuidString.prefix(8).lowercased())", in: state)
     case .edit(let id, let text):

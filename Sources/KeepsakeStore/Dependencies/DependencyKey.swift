@@ -1,0 +1,57 @@
+/// Declares a dependency: its type, the value an app uses, and the value a test uses.
+///
+/// Declare a key, then a property of ``DependencyValues`` that reads and writes it, so features
+/// can write `@Dependency(\.musicService) var musicService`:
+///
+/// ```swift
+/// enum MusicServiceKey: DependencyKey {
+///   static let liveValue: any MusicService = RemoteMusicService()
+///   static let testValue: any MusicService = MockMusicService()
+/// }
+///
+/// extension DependencyValues {
+///   nonisolated var musicService: any MusicService {
+///     get { self[MusicServiceKey.self] }
+///     set { self[MusicServiceKey.self] = newValue }
+///   }
+/// }
+/// ```
+///
+/// When the process runs tests (detected the way `Keepsake` gives each test its own storage),
+/// a dependency the test did not set resolves to ``testValue``; otherwise to ``liveValue``.
+/// Leave ``testValue`` out and a test that reaches the dependency without setting it fails,
+/// naming the key and where it was read: the live value is never used silently under test.
+/// A default value is made once per ``DependencyValues`` scope root (once per app process, once
+/// per test, once per `TestStore`) and then reused, so an incrementing generator counts on.
+///
+/// The protocol refines `SendableMetatype`: its conformances are never isolated to an actor, so
+/// a key declared in a module built with `.defaultIsolation(MainActor.self)` still resolves from
+/// any executor. Its requirements are nonisolated and its values `Sendable`.
+///
+/// > Important: In a module built with `.defaultIsolation(MainActor.self)`, mark the
+/// > ``DependencyValues`` property `nonisolated`, as above. Otherwise it is isolated to the main
+/// > actor, and `@Dependency(\.musicService)` does not compile (its key path is not `Sendable`).
+public protocol DependencyKey: SendableMetatype {
+  /// The type of the dependency.
+  associatedtype Value: Sendable
+
+  /// The value used when the process does not run tests.
+  static var liveValue: Value { get }
+
+  /// The value used under test when the test did not set one.
+  ///
+  /// Give one when a deterministic default exists (an incrementing generator, a constant date).
+  /// Without it, reading the dependency under test without setting it reports a test failure
+  /// that names the key, then uses ``liveValue`` so the code under test can go on.
+  static var testValue: Value { get }
+}
+
+extension DependencyKey {
+  /// No test value: reading the dependency under test without setting it fails the test.
+  ///
+  /// Reports a test failure naming the key (see ``DependencyKey``), then returns ``liveValue``.
+  public static var testValue: Value {
+    Unimplemented.report(key: Self.self, valueType: Value.self)
+    return liveValue
+  }
+}

@@ -1,0 +1,160 @@
+import KeepsakeStore
+
+extension TestStore {
+  // MARK: - Skipping
+
+  /// Skips the actions received so far, accepting the state they led to.
+  ///
+  /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), the skipped
+  /// actions are listed as a known issue.
+  ///
+  /// - Parameter strict: Whether to fail when there is nothing to skip.
+  public func skipReceivedActions(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    await Task.yield()
+    if received.isEmpty, strict {
+      reporter.report("There were no received actions to skip.", at: location)
+    }
+    if !received.isEmpty, showsSkippedAssertions {
+      reporter.reportKnown(
+        skipped("\(received.count) received action(s) were skipped:\n\n" + receivedActionsList()),
+        at: location)
+    }
+    acceptReceivedActions()
+    reportDependencyIssues(at: location)
+  }
+
+  /// Cancels every effect still running, so the test may end without waiting for them.
+  ///
+  /// ```swift
+  /// await store.send(.startTimer) { $0.isTimerRunning = true }
+  /// await store.skipInFlightEffects()
+  /// await store.finish()
+  /// ```
+  ///
+  /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), the skipped
+  /// effects are listed as a known issue.
+  ///
+  /// - Parameter strict: Whether to fail when no effect is running.
+  public func skipInFlightEffects(
+    strict: Bool = true,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    await Task.yield()
+    let running = runner?.running ?? []
+    if running.isEmpty {
+      if strict {
+        reporter.report("There were no in-flight effects to skip.", at: location)
+      }
+    } else if showsSkippedAssertions {
+      reporter.reportKnown(
+        skipped(
+          "\(running.count) in-flight effect(s) were cancelled. Started by:\n\n"
+            + running.map { indent($0.origin) }.joined(separator: "\n")),
+        at: location)
+    }
+    runner?.cancelAll()
+    wakeAll()
+    reportDependencyIssues(at: location)
+  }
+
+  // MARK: - Exhaustivity
+
+  /// Runs `operation` with `exhaustivity`, then goes back to the store's own.
+  ///
+  /// ```swift
+  /// await store.withExhaustivity(.off) {
+  ///   await store.send(.onAppear)
+  ///   await store.receive(Inbox.Action.loaded)
+  /// }
+  /// await store.send(.draftDiscarded(UUID(0))) { $0.$drafts.withLock { $0 = [] } }
+  /// ```
+  ///
+  /// Leaving a non-exhaustive block for an exhaustive store, what the block left unasserted
+  /// (received actions, changes of state) is accepted, so exhaustive checking resumes from the
+  /// state as it is.
+  ///
+  /// - Parameters:
+  ///   - exhaustivity: How much `operation` must assert.
+  ///   - operation: The steps to run with it.
+  /// - Returns: What `operation` returns.
+  @discardableResult
+  public func withExhaustivity<R>(
+    _ exhaustivity: Exhaustivity,
+    operation: @MainActor () async throws -> R,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async rethrows -> R {
+    let previous = self.exhaustivity
+    self.exhaustivity = exhaustivity
+    defer {
+      if exhaustivity != .on, previous == .on {
+        handlePendingActions(
+          before: "leaving withExhaustivity",
+          at: IssueReporter.Location(
+            fileID: fileID, filePath: filePath, line: line, column: column))
+        let now = observe()
+        assertedState = now.state
+        tracker.setSnapshots(now.shared)
+      }
+      self.exhaustivity = previous
+    }
+    return try await operation()
+  }
+
+  // MARK: - Finishing
+
+  /// Waits for every effect to finish and, when exhaustive, checks that every received action
+  /// and every change of shared state was asserted.
+  ///
+  /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), what an
+  /// exhaustive store would have failed on is listed as known issues.
+  ///
+  /// - Parameter timeout: How long to wait; ``timeout`` when `nil`.
+  public func finish(
+    timeout: Duration? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let location = IssueReporter.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+    let timeout = timeout ?? self.timeout
+    await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
+    // The end-of-test check in deinit is done here, with the caller's line.
+    defer {
+      ledger.setFinished(true)
+      reportDependencyIssues(at: location)
+    }
+    guard exhaustivity == .on || showsSkippedAssertions else { return }
+    if let running = runner?.running, !running.isEmpty {
+      let message = runningEffectsMessage(running, waited: timeout)
+      if exhaustivity == .on {
+        reporter.report(message, at: location)
+      } else {
+        reporter.reportKnown(skipped(message), at: location)
+      }
+    }
+    handlePendingActions(before: "finishing", at: location)
+    check(
+      actual: observe(), closure: nil,
+      unexpectedChange: "State changed after the last assertion, but the change was not "
+        + "asserted (assert it with `store.assert { ... }`):",
+      at: location)
+  }
+}

@@ -1,0 +1,252 @@
+import KeepsakeStore
+
+extension TestStore {
+  /// Waits for the next action an effect sent, checks it is `expectedAction` and asserts how it
+  /// changed the state.
+  ///
+  /// - Parameters:
+  ///   - expectedAction: The action expected next.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive(
+    _ expectedAction: Action,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async where Action: Equatable {
+    await receive(
+      description: ValueDump.render(expectedAction), matching: { $0 == expectedAction },
+      mismatch: { self.unexpectedAction($0, expected: expectedAction) },
+      timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Waits for the next action an effect sent, checks it matches `isMatching` and asserts how
+  /// it changed the state.
+  ///
+  /// - Parameters:
+  ///   - isMatching: Whether a received action is the one expected.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive(
+    _ isMatching: (_ action: Action) -> Bool,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receive(
+      description: "an action matching the predicate", matching: isMatching,
+      mismatch: { self.unexpectedAction($0) }, timeout: timeout,
+      closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  // MARK: - By case
+
+  /// Waits for the next action an effect sent, checks it is of the enum case `actionCase`,
+  /// whatever its payload, and asserts how it changed the state.
+  ///
+  /// Name the case by its constructor, as `Scope` does; with no macros, the case is
+  /// recognized by reflection, so the action need not be `Equatable`:
+  ///
+  /// ```swift
+  /// await store.send(.refreshTapped) { $0.isRefreshing = true }
+  /// await store.receive(Feed.Action.loaded) {
+  ///   $0.isRefreshing = false
+  ///   $0.$tracks.withLock { $0 = Track.samples }
+  /// }
+  /// ```
+  ///
+  /// For a case with several associated values, pass an extractor instead:
+  /// ``receive(_:timeout:assert:fileID:filePath:line:column:)-((Action)->Payload?,_,_,_,_,_,_)``.
+  ///
+  /// - Parameters:
+  ///   - actionCase: The case's constructor, such as `Feed.Action.loaded`.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive<Payload>(
+    _ actionCase: (Payload) -> Action,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receive(
+      { ActionReflection.extract($0, embeddedBy: actionCase) }, timeout: timeout,
+      assert: updateStateToExpectedResult, fileID: fileID, filePath: filePath, line: line,
+      column: column)
+  }
+
+  /// Waits for the next action an effect sent, checks it is the enum case `actionCase` with
+  /// `expectedPayload`, and asserts how it changed the state.
+  ///
+  /// ```swift
+  /// await store.receive(Inbox.Action.sessionRecorded, 1) {
+  ///   $0.$session.withLock { $0 = Session(changes: 1, lastChange: "discarded 00000000") }
+  /// }
+  /// ```
+  ///
+  /// A different action fails with a diff of the expected and the received action.
+  ///
+  /// - Parameters:
+  ///   - actionCase: The case's constructor, such as `Inbox.Action.sessionRecorded`.
+  ///   - expectedPayload: The payload the action must carry.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive<Payload: Equatable>(
+    _ actionCase: (Payload) -> Action,
+    _ expectedPayload: Payload,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    let expectedAction = actionCase(expectedPayload)
+    await receive(
+      description: ValueDump.render(expectedAction),
+      matching: { ActionReflection.extract($0, embeddedBy: actionCase) == expectedPayload },
+      mismatch: { self.unexpectedAction($0, expected: expectedAction) },
+      timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Waits for the next action an effect sent, checks `extract` finds a payload in it, and
+  /// asserts how it changed the state.
+  ///
+  /// `extract` returns the payload of the expected case, or `nil` for any other action. A key
+  /// path works when the action has a property per case, the way case paths read:
+  ///
+  /// ```swift
+  /// extension Feed.Action {
+  ///   var loaded: [Track]? { if case .loaded(let tracks) = self { tracks } else { nil } }
+  /// }
+  ///
+  /// await store.receive(\.loaded) { $0.isRefreshing = false }
+  /// await store.receive({ if case .moved(let from, let to) = $0 { (from, to) } else { nil } })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - extract: The payload of the expected case, or `nil`.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive<Payload>(
+    _ extract: (_ action: Action) -> Payload?,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receive(
+      description: "an action of the expected case (with a \(ValueDump.typeName(Payload.self)))",
+      matching: { extract($0) != nil }, mismatch: { self.unexpectedAction($0) },
+      timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Waits for the next action an effect sent, checks `extract` finds `expectedPayload` in it,
+  /// and asserts how it changed the state.
+  ///
+  /// ```swift
+  /// await store.receive(\.loaded, Track.samples) { $0.isRefreshing = false }
+  /// ```
+  ///
+  /// An action of the expected case with another payload fails with a diff of the payloads.
+  ///
+  /// - Parameters:
+  ///   - extract: The payload of the expected case, or `nil`.
+  ///   - expectedPayload: The payload the action must carry.
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
+  ///     into the state expected after the action.
+  public func receive<Payload: Equatable>(
+    _ extract: (_ action: Action) -> Payload?,
+    _ expectedPayload: Payload,
+    timeout: Duration? = nil,
+    assert updateStateToExpectedResult: ((_ state: inout State) throws -> Void)? = nil,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async {
+    await receive(
+      description: "an action of the expected case with \(ValueDump.render(expectedPayload))",
+      matching: { extract($0) == expectedPayload },
+      mismatch: { action in
+        guard let payload = extract(action), let diff = ValueDiff.diff(expectedPayload, payload)
+        else { return self.unexpectedAction(action) }
+        return "Received an action of the expected case with another payload:\n\n"
+          + self.indent(diff) + "\n\n(Expected: \u{2212}, Received: +)"
+      },
+      timeout: timeout, closure: updateStateToExpectedResult,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  // MARK: - Waiting for an action
+
+  private func receive(
+    description: String,
+    matching: (Action) -> Bool,
+    mismatch: (Action) -> String,
+    timeout: Duration?,
+    closure: ((inout State) throws -> Void)?,
+    at location: IssueReporter.Location
+  ) async {
+    defer { reportDependencyIssues(at: location) }
+    let timeout = timeout ?? self.timeout
+    let exhaustive = exhaustivity == .on
+    await wait(timeout: timeout) {
+      (exhaustive ? !received.isEmpty : received.contains { matching($0.action) })
+        || (runner?.running.isEmpty ?? true)
+    }
+    let index = exhaustive ? received.indices.first : received.firstIndex { matching($0.action) }
+    guard let index else {
+      let running = runner?.running ?? []
+      let why =
+        running.isEmpty
+        ? "none was received and no effects are running"
+        : "none was received within \(timeout) (effects still running, started by "
+          + running.map(\.origin).joined(separator: ", ") + ")"
+      reporter.report("Expected to receive \(description), but \(why).", at: location)
+      return
+    }
+    if index > 0, showsSkippedAssertions {
+      let skippedActions = received[..<index].map { indent(ValueDump.render($0.action)) }
+      reporter.reportKnown(
+        skipped(
+          "\(index) received action(s) skipped before \(description):\n\n"
+            + skippedActions.joined(separator: "\n")),
+        at: location)
+    }
+    let next = received[index]
+    received.removeFirst(index + 1)
+    if !matching(next.action) {
+      reporter.report(mismatch(next.action), at: location)
+    }
+    check(actual: next.observed, closure: closure, at: location)
+  }
+
+  private func unexpectedAction(_ action: Action, expected: Action? = nil) -> String {
+    guard let expected, let diff = ValueDiff.diff(expected, action) else {
+      return "Received an unexpected action:\n\n" + indent(ValueDump.render(action))
+    }
+    return "Received an unexpected action:\n\n" + indent(diff)
+      + "\n\n(Expected: \u{2212}, Received: +)"
+  }
+}
