@@ -16,8 +16,13 @@ enum SampleDrafts {
     return (0..<count).map { _ in
       let length = 40 + Int(random.next() % 361)
       var body = ""
-      while body.count < length {
-        body += words[Int(random.next() % UInt64(words.count))] + " "
+      // NB: counted as it grows: `String.count` walks the whole string each time. Each word
+      // ends in a space, so characters never merge across words and the counts add up.
+      var characters = 0
+      while characters < length {
+        let word = words[Int(random.next() % UInt64(words.count))]
+        body += word + " "
+        characters += word.count + 1
       }
       let tagCount = Int(random.next() % 4)
       return Draft(
@@ -28,12 +33,14 @@ enum SampleDrafts {
     }
   }
 
+  /// A draft as version 1 stored it.
+  struct V1: Codable {
+    var id: UUID
+    var text: String
+  }
+
   /// The drafts as a v1 file: a bare array of `{"id", "text"}`.
   static func v1File(_ drafts: [Draft]) throws -> Data {
-    struct V1: Encodable {
-      var id: UUID
-      var text: String
-    }
-    return try JSONEncoder().encode(drafts.map { V1(id: $0.id, text: $0.body) })
+    try JSONEncoder().encode(drafts.map { V1(id: $0.id, text: $0.body) })
   }
 }

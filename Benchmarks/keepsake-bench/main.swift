@@ -2,13 +2,22 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
-// keepsake-bench: Keepsake against a hand-written Foundation baseline, in the same run.
+// keepsake-bench: Keepsake against a hand-written floor, in the same run.
 //   swift run -c release keepsake-bench [--json] [--sizes 1000,10000] [--repetitions N]
+//     [--file-repetitions N] [--only scenario,scenario]
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "--memory-child" {
   // A child process that holds and saves drafts, then prints its peak resident memory.
   exit(await MemoryChild.run(Array(arguments.dropFirst())))
+}
+if arguments.first == "--keys-child" {
+  // A child process that creates, reads and drops file keys, then prints what it measured.
+  exit(Benchmark.runChurnChild(Array(arguments.dropFirst())))
+}
+if arguments.first == "--fsync-child" {
+  // A child process, traced by strace, that makes a known number of durable saves.
+  exit(await FsyncCount.runChild(Array(arguments.dropFirst())))
 }
 
 var benchmark = Benchmark(
@@ -16,16 +25,31 @@ var benchmark = Benchmark(
     .appendingPathComponent("keepsake-bench-\(UUID().uuidString)"))
 benchmark.executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
 let json = arguments.contains("--json")
-if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
-  benchmark.sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+func value(after option: String) -> String? {
+  guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else {
+    return nil
+  }
+  return arguments[index + 1]
 }
-if let index = arguments.firstIndex(of: "--repetitions"), index + 1 < arguments.count,
-  let repetitions = Int(arguments[index + 1]), repetitions > 0
-{
+if let sizes = value(after: "--sizes") {
+  benchmark.sizes = sizes.split(separator: ",").compactMap { Int($0) }
+}
+if let text = value(after: "--repetitions"), let repetitions = Int(text), repetitions > 0 {
   benchmark.repetitions = repetitions
 }
-if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
-  benchmark.only = Set(arguments[index + 1].split(separator: ",").map(String.init))
+if let text = value(after: "--file-repetitions"), let repetitions = Int(text), repetitions > 0 {
+  benchmark.fileRepetitions = repetitions
+}
+if let only = value(after: "--only") {
+  benchmark.only = Set(only.split(separator: ",").map(String.init))
+  let unknown = benchmark.only!.subtracting(Benchmark.scenarios)
+  guard unknown.isEmpty else {
+    FileHandle.standardError.write(
+      Data(
+        ("keepsake-bench: unknown scenario \(unknown.sorted().joined(separator: ", ")); "
+          + "known: \(Benchmark.scenarios.joined(separator: ", "))\n").utf8))
+    exit(2)
+  }
 }
 if !json {
   benchmark.log = { message in FileHandle.standardError.write(Data("… \(message)\n".utf8)) }
@@ -33,6 +57,7 @@ if !json {
 defer { try? FileManager.default.removeItem(at: benchmark.folder) }
 
 do {
+  let start = ContinuousClock.now
   let results = try await benchmark.run()
   if json {
     let data = try JSONSerialization.data(
@@ -41,8 +66,17 @@ do {
   } else {
     print(BenchmarkResult.tableHeader)
     for result in results { print(result.tableRow) }
-    let missed = results.filter { !$0.meetsTarget }
-    print("\(results.count - missed.count) targets met, \(missed.count) missed")
+    let held = results.filter { $0.target != .report }
+    let missed = held.filter { !$0.meetsTarget }
+    print(
+      "\(held.count - missed.count) targets met, \(missed.count) missed, "
+        + "\(results.count - held.count) figures reported only; "
+        + String(format: "%.0f s", (ContinuousClock.now - start).seconds))
+    let scaling = ScalingReport.lines(results)
+    if !scaling.isEmpty {
+      print("\nScaling (each step: the factor of the median from one size to the next)")
+      for line in scaling { print("  " + line) }
+    }
   }
 } catch {
   FileHandle.standardError.write(Data("keepsake-bench: \(error)\n".utf8))

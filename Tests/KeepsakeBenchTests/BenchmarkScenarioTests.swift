@@ -3,12 +3,15 @@ import Testing
 
 @testable import keepsake_bench
 
-/// Runs every benchmark scenario once at the smallest size, so the benchmark keeps working.
+/// Runs every benchmark scenario once at the smallest size, so the benchmark keeps working, and
+/// checks what its figures rest on.
 ///
-/// No timing is asserted: figures are only meaningful as ratios in a release build.
+/// No timing is asserted: figures are only meaningful as ratios in a release build. Counts are
+/// asserted (fsyncs, keys that saw a change, writes), and so is every check a scenario makes of
+/// its own work.
 @Suite("Benchmark scenarios")
 struct BenchmarkScenarioTests {
-  @Test("Every scenario runs at the smallest size and reports its figures")
+  @Test("Every scenario runs at the smallest size and its checks hold")
   func everyScenarioRuns() async throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("keepsake-bench-test-\(UUID().uuidString)")
@@ -16,21 +19,113 @@ struct BenchmarkScenarioTests {
     var benchmark = Benchmark(folder: folder)
     benchmark.sizes = [1_000]
     benchmark.repetitions = 1
+    benchmark.fileRepetitions = 1
+    benchmark.largeLoadDrafts = 5_000
+    benchmark.besideLoadKeys = 20
     let results = try await benchmark.run()
     #expect(
       Set(results.map(\.scenario)) == [
-        "durable-save", "cold-load", "migrated-load", "caller-mutation", "coalescing",
-        "in-memory-mutation", "in-memory-append",
+        "durable-save", "durable-save cpu", "durable-save fsyncs", "transaction",
+        "transaction cpu", "transaction fsyncs", "cold-load", "cold-load cpu", "migrated-load",
+        "migrated-load cpu", "caller-mutation", "coalescing", "in-memory-mutation",
+        "in-memory-append", "observed-increment", "observed-append", "observed-read",
+        "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
+        "keys-watch-latency", "keys-beside-large-load",
       ])
-    for result in results where result.scenario != "coalescing" {
-      #expect(result.keepsake > 0 && result.baseline > 0, "\(result.scenario)")
-      #expect(result.json["ratio"] as? Double == result.ratio)
+    for result in results {
+      #expect(result.failure == nil, "\(result.scenario): \(result.failure ?? "")")
+      #expect(result.keepsake.median > 0 || result.unit != .seconds, "\(result.scenario)")
+      if let baseline = result.baseline {
+        #expect(baseline.min > 0, "\(result.scenario)")
+        #expect(baseline.min <= baseline.median && baseline.median <= baseline.max)
+      }
     }
+    for scenario in ["durable-save fsyncs", "transaction fsyncs"] {
+      let fsyncs = try #require(results.first { $0.scenario == scenario })
+      #expect(fsyncs.keepsake.median == 2, "DESIGN.md rule 4: a file and its folder")
+      #expect(fsyncs.baseline?.median == 2)
+      #expect(fsyncs.meetsTarget)
+    }
+    let watch = try #require(results.first { $0.scenario == "keys-watch" })
+    #expect(watch.keepsake.median == 1_000, "every live key saw its file change")
     let coalescing = try #require(results.first { $0.scenario == "coalescing" })
-    #expect(coalescing.finalValueOnDisk == true)
-    #expect(coalescing.json["final-value-on-disk"] as? Bool == true)
+    #expect(coalescing.keepsake.median <= 5)
     let mutation = try #require(results.first { $0.scenario == "caller-mutation" })
     #expect(mutation.note == "no file I/O on caller")
+  }
+
+  @Test("The JSON of a result carries its figures, and its ratio is theirs")
+  func jsonCarriesTheFigures() throws {
+    let result = BenchmarkResult(
+      "durable-save cpu", size: 1_000, keepsake: [3, 1, 2], baseline: [1, 2, 4],
+      target: .ratioAtMost(1.1))
+    let data = try JSONSerialization.data(withJSONObject: [result.json])
+    let parsed = try #require(
+      try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+    ).first
+    let keepsake = try #require(parsed?["keepsake"] as? [String: Double])
+    let baseline = try #require(parsed?["baseline"] as? [String: Double])
+    #expect(keepsake == ["median": 2, "min": 1, "max": 3])
+    #expect(baseline == ["median": 2, "min": 1, "max": 4])
+    #expect(parsed?["ratio"] as? Double == 1.0)
+    // The repetitions' own ratios: 3/1, 1/2, 2/4.
+    #expect(parsed?["ratio-spread"] as? [String: Double] == ["median": 0.5, "min": 0.5, "max": 3])
+    #expect(parsed?["met"] as? Bool == true)
+  }
+
+  @Test(
+    "A row meets its target by its kind",
+    arguments: [
+      (BenchmarkResult.Target.ratioAtMost(1.10), [1.2], [1.0], false),
+      (.ratioAtMost(1.10), [1.05], [1.0], true),
+      (.equalToBaseline, [2], [2], true),
+      (.equalToBaseline, [1], [2], false),
+      (.report, [9], [1], true),
+    ])
+  func targets(
+    target: BenchmarkResult.Target, keepsake: [Double], baseline: [Double], met: Bool
+  ) {
+    let result = BenchmarkResult(
+      "row", size: 1, keepsake: keepsake, baseline: baseline, target: target)
+    #expect(result.meetsTarget == met)
+  }
+
+  @Test("A failed check misses the target whatever the figures")
+  func failedCheck() {
+    var result = BenchmarkResult(
+      "row", size: 1, keepsake: [1], baseline: [1], target: .ratioAtMost(2))
+    #expect(result.meetsTarget)
+    result.failure = "a key missed its change"
+    #expect(!result.meetsTarget)
+    #expect(result.tableRow.contains("MISSED"))
+  }
+
+  @Test("The fsyncs are read from strace's summary, other calls left out")
+  func straceSummary() {
+    let summary = """
+      % time     seconds  usecs/call     calls    errors syscall
+      ------ ----------- ----------- --------- --------- ----------------
+       90.00    0.003512         878         4           fsync
+       10.00    0.000100          50         2         1 fdatasync
+        0.00    0.000000           0         7           write
+      ------ ----------- ----------- --------- --------- ----------------
+      100.00    0.003612         451         6         1 total
+      """
+    #expect(FsyncCount.calls(inSummary: summary) == 6)
+  }
+
+  @Test(
+    "Growth is named from the exponent between two sizes",
+    arguments: [(1.0, 1.3, "constant"), (1.0, 10.0, "linear"), (1.0, 100.0, "quadratic")])
+  func growth(from: Double, to: Double, name: String) {
+    let exponent = ScalingReport.exponent(from, to, 1_000, 10_000)
+    #expect(ScalingReport.describe(exponent).hasPrefix(name))
+  }
+
+  @Test("Spreads: the median of an even count is the mean of the middle two")
+  func spread() {
+    #expect(Spread([4, 1, 3, 2]) == Spread([2.5, 1, 4]))
+    #expect(Spread([5]).isSingle)
   }
 
   @Test("Peak memory is read from the process status")

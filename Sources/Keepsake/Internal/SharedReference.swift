@@ -113,29 +113,77 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   // MARK: - Reading and mutating
 
+  /// The value, read under its lock; the read takes part in Observation.
+  ///
+  /// NB: inlinable, like ``withLock(_:)``, so a caller that inlines it reads `Mutex<Value>` in
+  /// specialized code; the registrar is reached through ``registerAccess(_:)``.
+  @inlinable
   var value: Value {
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
-    registrar.access(self, keyPath: valueKeyPath)
+    registerAccess(self)
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
-    if context.changeTracking.isActive.load(ordering: .relaxed),
-      let tracker = SharedChangeTracker.expecting(in: context),
-      let snapshot: Value = tracker.snapshot(of: self)
-    {
+    if context.changeTracking.isActive.load(ordering: .relaxed), let snapshot = trackedSnapshot() {
       return snapshot
     }
     return storage.withLock { $0 }
   }
 
+  /// Tells the registrar the value was read, for the tracking (if any) around the read.
+  ///
+  /// NB: `subject` is always this reference (every caller passes `self`). Taking it as a generic
+  /// parameter lets a caller's specialized code hand over the class's metadata and its
+  /// `Observable` conformance, which this unspecialized code would otherwise look up at run time
+  /// on every call (measured: ~25 ns, more than the registrar's own work).
+  @usableFromInline
+  func registerAccess<Subject: Observable>(_ subject: Subject) {
+    withKeyPath(of: subject) { registrar.access(subject, keyPath: $0) }
+  }
+
+  /// Calls `body` with the value's key path, typed for `subject`, which is this reference (see
+  /// ``registerAccess(_:)``).
+  @inline(__always)
+  private func withKeyPath<Subject: Observable, R>(
+    of subject: Subject, _ body: (KeyPath<Subject, Value>) throws -> R
+  ) rethrows -> R {
+    assert(subject as AnyObject === self, "the subject of a reference's value is the reference")
+    // NB: the same object, of the same type: only its static type is restated. Borrowed, not
+    // retained: the reference keeps its key path alive (a retain and release per call showed in
+    // the profile of reads).
+    return try Unmanaged.passUnretained(valueKeyPath)._withUnsafeGuaranteedRef { keyPath in
+      try body(unsafeBitCast(keyPath, to: KeyPath<Subject, Value>.self))
+    }
+  }
+
+  /// The expected snapshot of a test store's assertion closure running now, if any.
+  @usableFromInline
+  func trackedSnapshot() -> Value? {
+    guard let tracker = SharedChangeTracker.expecting(in: context) else { return nil }
+    return tracker.snapshot(of: self)
+  }
+
   /// Mutates the value under its lock.
   ///
-  /// NB: the fast path (no test store tracking changes, value never read so nothing can be
-  /// observing it) is inlinable so it specializes in the caller's module: a mutation of an
-  /// in-memory value then costs a lock, the body and two relaxed atomic loads.
+  /// NB: inlinable, so the lock and the body specialize in the caller's module (generic code
+  /// of `Mutex<Value>` costs several times the lock itself). Two paths, neither of which takes
+  /// a test store's tracker into account (that is ``withLockTrackedOrObserved(_:)``):
+  /// - never read, so nothing can be observing it (Observation only tracks a value that was
+  ///   read): a lock, the body and two relaxed atomic loads;
+  /// - read, so maybe observed: the registrar's `willSet` before and `didSet` after, as
+  ///   `@Observable` does, then the save and the change listeners, through one call
+  ///   (``notifyingObservers(_:_:)``).
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    guard !context.changeTracking.isActive.load(ordering: .relaxed),
-      !hasBeenRead.load(ordering: .relaxed)
-    else { return try withLockTrackedOrObserved(body) }
+    guard !context.changeTracking.isActive.load(ordering: .relaxed) else {
+      return try withLockTrackedOrObserved(body)
+    }
+    if hasBeenRead.load(ordering: .relaxed) {
+      return try notifyingObservers(self) {
+        try storage.withLock { value in
+          defer { if persists { generation &+= 1 } }
+          return try body(&value)
+        }
+      }
+    }
     var readMeanwhile = false
     defer {
       // A read that raced this mutation stored the flag before taking the lock, so it is seen
@@ -152,8 +200,30 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     }
   }
 
-  /// The general path of ``withLock(_:)``: a test store's assertion closure, or an observed
-  /// value.
+  /// Runs `mutation` between the registrar's `willSet` and `didSet` of the value, as
+  /// `withMutation` does, then schedules the save and tells the change listeners, as
+  /// ``withLockTrackedOrObserved(_:)`` does.
+  ///
+  /// NB: one call out of the caller's specialized code for everything after the lock;
+  /// `subject` is this reference, passed so the caller hands over its metadata (see
+  /// ``registerAccess(_:)``).
+  @usableFromInline
+  func notifyingObservers<Subject: Observable, R>(
+    _ subject: Subject, _ mutation: () throws -> R
+  ) rethrows -> R {
+    defer {
+      if persists { didMutate() }
+      if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
+    }
+    return try withKeyPath(of: subject) { keyPath in
+      registrar.willSet(subject, keyPath: keyPath)
+      defer { registrar.didSet(subject, keyPath: keyPath) }
+      return try mutation()
+    }
+  }
+
+  /// The general path of ``withLock(_:)``, taken while a test store tracks changes: inside its
+  /// assertion closure the expected snapshot changes, elsewhere the live value, observed or not.
   @usableFromInline
   func withLockTrackedOrObserved<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     // Inside a test's assertion closure the expected value (a snapshot) changes, never the

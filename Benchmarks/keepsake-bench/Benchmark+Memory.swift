@@ -1,0 +1,155 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+import Observation
+import Synchronization
+
+/// Scenarios of values in memory: never read (against a bare `Mutex`), and read, so observed
+/// (against ``ObservableFloor``, the least work that takes part in Observation).
+extension Benchmark {
+  // MARK: - Never read
+
+  func inMemoryMutation(_ count: Int) -> BenchmarkResult {
+    let key = "counter-\(count)-\(UUID().uuidString)"
+    let shared = StorageContext.withValue(Self.context()) { Shared(.inMemory(key), default: 0) }
+    let mutex = Mutex(0)
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: { timed { for _ in 0..<count { shared.withLock { $0 += 1 } } } },
+      baseline: { timed { for _ in 0..<count { mutex.withLock { $0 += 1 } } } })
+    return BenchmarkResult(
+      "in-memory-mutation", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(3.0))
+  }
+
+  func inMemoryAppend(_ count: Int) -> BenchmarkResult {
+    let draft = SampleDrafts.make(1, seed: 3)[0]
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: {
+        let key = "drafts-\(count)-\(UUID().uuidString)"
+        let shared = StorageContext.withValue(Self.context()) {
+          Shared(.inMemory(key), default: [Draft]())
+        }
+        return timed { for _ in 0..<count { shared.withLock { $0.append(draft) } } }
+      },
+      baseline: {
+        let list = Mutex([Draft]())
+        return timed { for _ in 0..<count { list.withLock { $0.append(draft) } } }
+      })
+    return BenchmarkResult(
+      "in-memory-append", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(3.0))
+  }
+
+  // MARK: - Read once, so observed
+
+  /// `count` increments of a value that was read once (as a view reads what it shows).
+  func observedIncrement(_ count: Int) -> BenchmarkResult {
+    let shared = Self.observedShared(0)
+    let floor = ObservableFloor(0)
+    _ = floor.value
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: { timed { for _ in 0..<count { shared.withLock { $0 += 1 } } } },
+      baseline: { timed { for _ in 0..<count { floor.withLock { $0 += 1 } } } })
+    var result = BenchmarkResult(
+      "observed-increment", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(1.3))
+    let expected = (repetitions + 1) * count
+    if shared.wrappedValue != expected || floor.value != expected {
+      result.failure = "counted \(shared.wrappedValue) and \(floor.value), not \(expected)"
+    }
+    return result
+  }
+
+  /// `count` appends of a draft to a list that was read once.
+  func observedAppend(_ count: Int) -> BenchmarkResult {
+    let draft = SampleDrafts.make(1, seed: 3)[0]
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: {
+        let shared = Self.observedShared([Draft]())
+        return timed { for _ in 0..<count { shared.withLock { $0.append(draft) } } }
+      },
+      baseline: {
+        let floor = ObservableFloor([Draft]())
+        _ = floor.value
+        return timed { for _ in 0..<count { floor.withLock { $0.append(draft) } } }
+      })
+    return BenchmarkResult(
+      "observed-append", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(1.3))
+  }
+
+  /// `count` reads of a value: each one takes part in Observation.
+  func observedRead(_ count: Int) -> BenchmarkResult {
+    let shared = Self.observedShared(1)
+    let floor = ObservableFloor(1)
+    var sums = (keepsake: 0, baseline: 0)
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: { timed { for _ in 0..<count { sums.keepsake &+= shared.wrappedValue } } },
+      baseline: { timed { for _ in 0..<count { sums.baseline &+= floor.value } } })
+    var result = BenchmarkResult(
+      "observed-read", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(1.3))
+    let expected = (repetitions + 1) * count
+    if sums.keepsake != expected || sums.baseline != expected {
+      result.failure = "read \(sums.keepsake) and \(sums.baseline), not \(expected)"
+    }
+    return result
+  }
+
+  /// `count` rounds of what SwiftUI does with a shown value: track a read, then change it, which
+  /// fires the tracking's `onChange` (each round must fire exactly once).
+  func trackedIncrement(_ count: Int) -> BenchmarkResult {
+    let shared = Self.observedShared(0)
+    let floor = ObservableFloor(0)
+    let fired = (keepsake: ChangeCounter(), baseline: ChangeCounter())
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: {
+        timed {
+          for _ in 0..<count {
+            withObservationTracking {
+              _ = shared.wrappedValue
+            } onChange: {
+              fired.keepsake.add()
+            }
+            shared.withLock { $0 += 1 }
+          }
+        }
+      },
+      baseline: {
+        timed {
+          for _ in 0..<count {
+            withObservationTracking {
+              _ = floor.value
+            } onChange: {
+              fired.baseline.add()
+            }
+            floor.withLock { $0 += 1 }
+          }
+        }
+      })
+    var result = BenchmarkResult(
+      "tracked-increment", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(1.3))
+    let expected = (repetitions + 1) * count
+    if fired.keepsake.value != expected || fired.baseline.value != expected {
+      result.failure =
+        "onChange fired \(fired.keepsake.value) and \(fired.baseline.value) times, not \(expected)"
+    }
+    return result
+  }
+
+  /// An in-memory value of its own, read once, as a view reads the value it shows.
+  static func observedShared<Value: Sendable>(_ initial: Value) -> Shared<Value> {
+    let shared = StorageContext.withValue(context()) {
+      Shared(.inMemory("observed-\(UUID().uuidString)"), default: initial)
+    }
+    _ = shared.wrappedValue
+    return shared
+  }
+}
