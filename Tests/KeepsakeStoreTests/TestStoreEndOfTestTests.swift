@@ -45,7 +45,10 @@ struct TestStoreEndOfTestTests {
       return true
     }
     let reported = issues.withLock { $0 }
-    #expect(reported.count == 1, "\(reported)")
-    #expect(!reported.contains { $0.contains("at the end of the test") })
+    // NB: only the received action counts: on a loaded machine finish() may also report the
+    // refresh effect still running, which is not what this test is about.
+    let aboutTheAction = reported.filter { $0.contains("received action") }
+    #expect(aboutTheAction.count == 1, "\(reported)")
+    #expect(!reported.contains { $0.contains("at the end of the test") }, "\(reported)")
   }
 }

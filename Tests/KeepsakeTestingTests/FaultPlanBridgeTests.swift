@@ -14,7 +14,7 @@ struct FaultPlanBridgeTests {
     let disk = InMemoryFileSystem()
     let faults = try disk.injectFaults("rename=1*off->throw(diskFull)->off")
     try await StorageContext.withValue(.ephemeral(fileSystem: disk)) {
-      @Shared(.fileStorage(url)) var notes = [String]()
+      @Shared(.fileStorage(url, saveInterval: .seconds(3_600))) var notes = [String]()
       $notes.withLock { $0 = ["one"] }
       try await $notes.save()
       $notes.withLock { $0.append("two") }

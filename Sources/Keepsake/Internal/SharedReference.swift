@@ -16,10 +16,10 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   @usableFromInline let context: StorageContext
   @usableFromInline let storage: Mutex<Value>
   let status = Mutex(Status())
-  let registrar = ObservationRegistrar()
+  @usableFromInline let registrar = ObservationRegistrar()
   /// Made once: a key path into a generic class is otherwise instantiated on every use.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
+  @usableFromInline nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   let saveTiming: SaveTiming
@@ -50,6 +50,13 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
   /// Whether anything listens, so a change without listeners costs one relaxed load.
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
+  /// For the reference behind a projection (`$parent.member`), the part it stands for: reads
+  /// and changes go to it, everything else to the parent's key. `nil` for a key's reference.
+  ///
+  /// NB: a field of the reference rather than a second kind of `Shared`, so a key's reference
+  /// is reached on the hot path with no enum to unpack (measured: unpacking retained and
+  /// released the reference on every call, 5× a mutation's cost).
+  @usableFromInline let projection: SharedProjection<Value>?
 
   struct Status {
     var loadError: SharedLoadError?
@@ -64,7 +71,22 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
+  /// The reference behind a projection: it stores nothing and watches nothing itself.
+  init(projecting projection: SharedProjection<Value>) {
+    let current = projection.value
+    self.projection = projection
+    self.key = ProjectionKey<Value>()
+    self.coordinated = nil
+    self.context = projection.root.context
+    self.saveTiming = .never
+    self.persists = false
+    self.fallback = current
+    self.storage = Mutex(current)
+    self.writer = projectionWriter
+  }
+
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
+    self.projection = nil
     let coordinated = (key as? any CoordinatedKey<Value>)?.withOwnState()
     let key = coordinated ?? key
     self.key = key
@@ -119,6 +141,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// specialized code; the registrar is reached through ``registerAccess(_:)``.
   @inlinable
   var value: Value {
+    if let projection { return projection.value }
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
     registerAccess(self)
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
@@ -134,15 +157,15 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// parameter lets a caller's specialized code hand over the class's metadata and its
   /// `Observable` conformance, which this unspecialized code would otherwise look up at run time
   /// on every call (measured: ~25 ns, more than the registrar's own work).
-  @usableFromInline
+  @inlinable
   func registerAccess<Subject: Observable>(_ subject: Subject) {
     withKeyPath(of: subject) { registrar.access(subject, keyPath: $0) }
   }
 
   /// Calls `body` with the value's key path, typed for `subject`, which is this reference (see
   /// ``registerAccess(_:)``).
-  @inline(__always)
-  private func withKeyPath<Subject: Observable, R>(
+  @inlinable @inline(__always)
+  func withKeyPath<Subject: Observable, R>(
     of subject: Subject, _ body: (KeyPath<Subject, Value>) throws -> R
   ) rethrows -> R {
     assert(subject as AnyObject === self, "the subject of a reference's value is the reference")
@@ -173,6 +196,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   ///   (``notifyingObservers(_:_:)``).
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    if let projection { return try projection.withLock(body) }
     guard !context.changeTracking.isActive.load(ordering: .relaxed) else {
       return try withLockTrackedOrObserved(body)
     }
@@ -442,6 +466,18 @@ extension Duration {
     let (seconds, attoseconds) = components
     return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
+}
+
+/// The queue of every projection's reference, which never uses it: a projection's work is done
+/// by its parent's reference.
+private let projectionWriter = DispatchQueue(label: "keepsake.projection")
+
+/// The key of a projection's reference: its parent's key stores the value.
+struct ProjectionKey<Value: Sendable>: SharedKey {
+  var id: SharedKeyID { SharedKeyID(kind: "projection", name: "") }
+  var saveTiming: SaveTiming { .never }
+  func load(in context: StorageContext) throws -> Value? { nil }
+  func save(_ value: Value, in context: StorageContext) throws {}
 }
 
 /// The dispatch-specific key that marks a reference's writer queue.

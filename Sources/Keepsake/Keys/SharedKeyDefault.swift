@@ -79,7 +79,7 @@ extension Shared {
   public init(require key: some SharedKey<Value>) throws {
     let context = StorageContext.current
     if let existing = context.existingReference(for: key) {
-      self.init(storage: .reference(existing))
+      self.init(reference: existing)
       return
     }
     let loaded: Value?

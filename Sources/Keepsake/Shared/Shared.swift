@@ -29,53 +29,42 @@ import Foundation
 @propertyWrapper
 @dynamicMemberLookup
 public struct Shared<Value: Sendable>: Sendable {
-  /// What the value lives in: a key's reference, or a part of another `Shared`'s value.
-  @usableFromInline enum Storage: Sendable {
-    case reference(SharedReference<Value>)
-    case projection(SharedProjection<Value>)
+  /// The reference of the key, or of a projection (see ``SharedReference/projection``).
+  @usableFromInline let reference: SharedReference<Value>
+
+  @usableFromInline init(reference: SharedReference<Value>) {
+    self.reference = reference
   }
 
-  @usableFromInline let storage: Storage
-
-  @usableFromInline init(storage: Storage) {
-    self.storage = storage
+  /// A `Shared` of a part of another's value.
+  init(projection: SharedProjection<Value>) {
+    self.reference = SharedReference(projecting: projection)
   }
 
   /// The reference of the key that stores the value (the parent's, for a projection).
-  var root: any SharedRoot {
-    switch storage {
-    case .reference(let reference): return reference
-    case .projection(let projection): return projection.root
-    }
-  }
+  var root: any SharedRoot { reference.projection?.root ?? reference }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   ///
   /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
   /// reuse that reference and ignore `wrappedValue`.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.storage = .reference(StorageContext.current.reference(for: key, default: wrappedValue))
+    self.reference = StorageContext.current.reference(for: key, default: wrappedValue)
   }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
-    self.storage = .reference(StorageContext.current.reference(for: key, default: `default`))
+    self.reference = StorageContext.current.reference(for: key, default: `default`)
   }
 
   /// A shared reference to `value` that is not stored anywhere and not found by any key.
   public init(value: Value) {
-    self.storage = .reference(
-      SharedReference(
-        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value }))
+    self.reference = SharedReference(
+      key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value })
   }
 
   /// A snapshot of the current value; change it with ``withLock(_:)``.
-  public var wrappedValue: Value {
-    switch storage {
-    case .reference(let reference): return reference.value
-    case .projection(let projection): return projection.value
-    }
-  }
+  public var wrappedValue: Value { reference.value }
 
   /// The `Shared` itself, for `$value.withLock { ... }` and the other members; assign another
   /// `Shared` to it to point the property at another key (`$user = Shared(.fileStorage(url))`).
@@ -97,11 +86,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// - Throws: ``SharedLoadError`` when the new key's data exists but cannot be read (this
   ///   `Shared` then points at it, protected, as any key with unreadable data is).
   public mutating func load(_ key: some SharedKey<Value>) async throws {
-    let fallback: Value
-    switch storage {
-    case .reference(let reference): fallback = reference.fallback
-    case .projection(let projection): fallback = projection.value
-    }
+    let fallback = reference.projection?.value ?? reference.fallback
     let context = storageContext
     self = StorageContext.withValue(context) { Shared(key, default: fallback) }
     if let loadError { throw loadError }
@@ -115,10 +100,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// > process stops with "Recursive call to lock Mutex" rather than deadlock silently.
   @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    switch storage {
-    case .reference(let reference): return try reference.withLock(body)
-    case .projection(let projection): return try projection.withLock(body)
-    }
+    try reference.withLock(body)
   }
 
   /// A shared reference to a part of the value, written through to this one and saved by its
@@ -128,7 +110,7 @@ public struct Shared<Value: Sendable>: Sendable {
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {
-    Shared<Member>(storage: .projection(MemberProjection(parent: self, keyPath: keyPath)))
+    Shared<Member>(projection: MemberProjection(parent: self, keyPath: keyPath))
   }
 
   /// The identity of the key, or a unique identity for a `Shared(value:)`.
@@ -206,10 +188,8 @@ public struct Shared<Value: Sendable>: Sendable {
   ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(key:underlying:)`` when
   ///   the lock could not be taken or the write failed (the file is then as it was before).
   public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
-    switch storage {
-    case .reference(let reference): return try await reference.update(body)
-    case .projection(let projection): return try await projection.update(body)
-    }
+    if let projection = reference.projection { return try await projection.update(body) }
+    return try await reference.update(body)
   }
 
   /// Runs `body` as one transaction on the stored value: the file's cross-process lock is held

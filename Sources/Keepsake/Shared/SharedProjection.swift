@@ -39,7 +39,7 @@ class SharedProjection<Value: Sendable>: @unchecked Sendable {
   init(root: any SharedRoot) { self.root = root }
 
   /// The current value of the part.
-  var value: Value { preconditionFailure("\(Self.self) must override value") }
+  @usableFromInline var value: Value { preconditionFailure("\(Self.self) must override value") }
 
   /// Changes the part through the parent's lock.
   @usableFromInline
@@ -207,8 +207,7 @@ extension Shared {
   /// value seen and changes are dropped, with a warning, rather than crash.
   public init?(_ base: Shared<Value?>) {
     guard let current = base.wrappedValue else { return nil }
-    self.init(
-      storage: .projection(UnwrappedProjection(parent: base, initial: current, what: "the value")))
+    self.init(projection: UnwrappedProjection(parent: base, initial: current, what: "the value"))
   }
 }
 
@@ -228,15 +227,14 @@ where
   /// through it is dropped with a warning (``update(_:)`` throws ``MissingPart``).
   public var elements: [Shared<Value.Element>] {
     wrappedValue.map { element in
-      Shared<Value.Element>(storage: .projection(ElementProjection(parent: self, element: element)))
+      Shared<Value.Element>(projection: ElementProjection(parent: self, element: element))
     }
   }
 
   /// A shared reference to the element with `id`, or `nil` when there is none.
   public subscript(id id: Value.Element.ID) -> Shared<Value.Element>? {
     guard let element = wrappedValue.first(where: { $0.id == id }) else { return nil }
-    return Shared<Value.Element>(
-      storage: .projection(ElementProjection(parent: self, element: element)))
+    return Shared<Value.Element>(projection: ElementProjection(parent: self, element: element))
   }
 }
 
