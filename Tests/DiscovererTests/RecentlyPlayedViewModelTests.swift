@@ -23,9 +23,14 @@ struct RecentlyPlayedViewModelTests {
     $feed.withLock { $0 = tracks }
   }
 
-  var cache: [Track] {
-    @Shared(.fileStorage(feedURL)) var feed: [Track] = []
-    return feed
+  /// The feed cache as it is on the test's disk, once pending saves are written: the bytes,
+  /// not the in-memory value the model shares.
+  func storedCache() async throws -> [Track] {
+    let feed = Shared(.fileStorage(feedURL), default: [Track]())
+    await feed.flush()
+    let disk = try #require(feed.storageContext.fileSystem as? InMemoryFileSystem)
+    guard let data = try disk.contents(of: feedURL) else { return [] }
+    return try JSONDecoder().decode([Track].self, from: data)
   }
 
   var pagesRequested: [Int] {
@@ -35,26 +40,26 @@ struct RecentlyPlayedViewModelTests {
   // MARK: - Happy paths
 
   @Test("The first page shows ten tracks, offers more and is cached")
-  func firstPage() async {
+  func firstPage() async throws {
     let model = makeModel()
     await model.load()
     #expect(model.state == .loaded)
     #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
     #expect(model.hasMore)
     #expect(model.cachedFeed == model.tracks)
-    #expect(cache == model.tracks)
+    #expect(try await storedCache() == model.tracks)
     #expect(!model.isShowingCachedFeed)
   }
 
   @Test("Loading more pages appends them in order until the last one ends pagination")
-  func paginatesToTheEnd() async {
+  func paginatesToTheEnd() async throws {
     let model = makeModel()
     await model.load()
     while model.hasMore { await model.loadMore() }
     #expect(model.tracks == service.catalogue.tracks)
     #expect(pagesRequested == [1, 2, 3, 4])
     #expect(model.state == .loaded)
-    #expect(cache.count == 40)
+    #expect(try await storedCache().count == 40)
   }
 
   @Test("A cached feed is on screen before anything is requested")
@@ -70,12 +75,12 @@ struct RecentlyPlayedViewModelTests {
   }
 
   @Test("A successful refresh replaces the cached feed on screen and on disk")
-  func refreshReplacesCache() async {
+  func refreshReplacesCache() async throws {
     seedCache(Array(service.catalogue.tracks.suffix(5)))
     let model = makeModel()
     await model.load()
     #expect(model.tracks == Array(service.catalogue.tracks.prefix(10)))
-    #expect(cache == model.tracks)
+    #expect(try await storedCache() == model.tracks)
     #expect(!model.isShowingCachedFeed)
     #expect(model.notice == nil)
   }
@@ -111,18 +116,18 @@ struct RecentlyPlayedViewModelTests {
   // MARK: - Failures on the first page
 
   @Test("A timeout with nothing cached shows the failure and caches nothing")
-  func firstPageTimesOut() async {
+  func firstPageTimesOut() async throws {
     service.faults[.fetchRecentlyPlayed] = [.fail(.timeout)]
     let model = makeModel()
     await model.load()
     #expect(model.state == .failed("The request timed out."))
     #expect(model.tracks.isEmpty)
     #expect(!model.hasMore)
-    #expect(cache.isEmpty)
+    #expect(try await storedCache().isEmpty)
   }
 
   @Test("No connection with nothing cached says so")
-  func notConnected() async {
+  func notConnected() async throws {
     service.faults.failingMethods = [.fetchRecentlyPlayed]
     service.faults.injectedError = InjectedFault.notConnected
     let model = makeModel()
@@ -135,7 +140,7 @@ struct RecentlyPlayedViewModelTests {
   }
 
   @Test("A retry after a failed first load shows the page")
-  func retryAfterFailure() async {
+  func retryAfterFailure() async throws {
     service.faults[.fetchRecentlyPlayed] = [.fail(.server(status: 502), times: 1), .pass()]
     let model = makeModel()
     await model.load()
@@ -149,7 +154,7 @@ struct RecentlyPlayedViewModelTests {
   // MARK: - Failures on later pages
 
   @Test("A server error on page 2 keeps page 1 and ends pagination quietly")
-  func secondPageServerError() async {
+  func secondPageServerError() async throws {
     service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(.server(status: 503))]
     let model = makeModel()
     await model.load()
@@ -165,7 +170,7 @@ struct RecentlyPlayedViewModelTests {
   }
 
   @Test("A failure on page 3 keeps the two pages shown and cached")
-  func thirdPageFails() async {
+  func thirdPageFails() async throws {
     service.faults[.fetchRecentlyPlayed] = [
       .fail(.truncatedResponse, when: { (page: Int) in page == 3 })
     ]
@@ -176,12 +181,12 @@ struct RecentlyPlayedViewModelTests {
     #expect(model.state == .loaded)
     #expect(model.tracks == Array(service.catalogue.tracks.prefix(20)))
     #expect(!model.hasMore)
-    #expect(cache.count == 20)
+    #expect(try await storedCache().count == 20)
     #expect(pagesRequested == [1, 2, 3])
   }
 
   @Test("Once a later page was rate limited, loading more asks the service nothing")
-  func rateLimitedEndsPagination() async {
+  func rateLimitedEndsPagination() async throws {
     service.faults[.fetchRecentlyPlayed] = [
       .pass(times: 1), .fail(.rateLimited(retryAfter: .seconds(30))),
     ]
@@ -197,18 +202,18 @@ struct RecentlyPlayedViewModelTests {
   // MARK: - Cancellation
 
   @Test("An injected CancellationError on the first load is not a failure")
-  func injectedCancellationOnLoad() async {
+  func injectedCancellationOnLoad() async throws {
     service.faults.failingMethods = [.fetchRecentlyPlayed]
     service.faults.injectedError = CancellationError()
     let model = makeModel()
     await model.load()
     #expect(model.state == .idle)
     #expect(model.tracks.isEmpty)
-    #expect(cache.isEmpty)
+    #expect(try await storedCache().isEmpty)
   }
 
   @Test("An injected CancellationError on page 2 keeps the list and the offer of more")
-  func injectedCancellationOnLoadMore() async {
+  func injectedCancellationOnLoadMore() async throws {
     service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(CancellationError())]
     let model = makeModel()
     await model.load()
@@ -216,7 +221,7 @@ struct RecentlyPlayedViewModelTests {
     #expect(model.state == .loaded)
     #expect(model.tracks.count == 10)
     #expect(model.hasMore)
-    #expect(cache.count == 10)
+    #expect(try await storedCache().count == 10)
   }
 
   @Test("Cancelling a load parked mid-request restores the idle state and caches nothing")
@@ -229,7 +234,7 @@ struct RecentlyPlayedViewModelTests {
     await load.value
     #expect(model.state == .idle)
     #expect(model.tracks.isEmpty)
-    #expect(cache.isEmpty)
+    #expect(try await storedCache().isEmpty)
     #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.cancelled])
   }
 
@@ -246,7 +251,7 @@ struct RecentlyPlayedViewModelTests {
     #expect(model.state == .idle)
     #expect(clock.now.offset == .zero)
     #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.cancelled])
-    #expect(cache.isEmpty)
+    #expect(try await storedCache().isEmpty)
   }
 
   @Test("Cancelling a parked page 2 keeps page 1, the cache and the offer of more")
@@ -263,11 +268,11 @@ struct RecentlyPlayedViewModelTests {
     #expect(!model.isLoadingMore)
     #expect(model.hasMore)
     #expect(model.tracks.count == 10)
-    #expect(cache.count == 10)
+    #expect(try await storedCache().count == 10)
   }
 
   @Test("A page that answers a cancelled task is dropped, not shown or cached")
-  func answerAfterCancellationIsDropped() async {
+  func answerAfterCancellationIsDropped() async throws {
     let model = makeModel()
     let load = Task {
       withUnsafeCurrentTask { $0?.cancel() }
@@ -278,13 +283,13 @@ struct RecentlyPlayedViewModelTests {
     #expect(service.faults.outcomes(.fetchRecentlyPlayed) == [.returned])
     #expect(model.state == .idle)
     #expect(model.tracks.isEmpty)
-    #expect(cache.isEmpty)
+    #expect(try await storedCache().isEmpty)
   }
 
   // MARK: - Background refresh
 
   @Test("A failed background refresh keeps the cached feed on screen and on disk")
-  func refreshFailureKeepsCache() async {
+  func refreshFailureKeepsCache() async throws {
     let saved = Array(service.catalogue.tracks.suffix(5))
     seedCache(saved)
     service.faults[.fetchRecentlyPlayed] = [.fail(.connectionLost)]
@@ -294,7 +299,7 @@ struct RecentlyPlayedViewModelTests {
     #expect(model.tracks == saved)
     #expect(model.isShowingCachedFeed)
     #expect(!model.isRefreshing)
-    #expect(cache == saved)
+    #expect(try await storedCache() == saved)
     #expect(
       model.notice
         == "Couldn't refresh recently played. Showing what you saw last time. "
@@ -302,7 +307,7 @@ struct RecentlyPlayedViewModelTests {
   }
 
   @Test("A failed refresh after a successful load keeps the loaded list")
-  func refreshFailureAfterLoad() async {
+  func refreshFailureAfterLoad() async throws {
     service.faults[.fetchRecentlyPlayed] = [.pass(times: 1), .fail(.server(status: 500))]
     let model = makeModel()
     await model.load()
@@ -344,6 +349,6 @@ struct RecentlyPlayedViewModelTests {
     #expect(model.tracks == saved)
     #expect(model.notice == nil)
     #expect(!model.isRefreshing)
-    #expect(cache == saved)
+    #expect(try await storedCache() == saved)
   }
 }
