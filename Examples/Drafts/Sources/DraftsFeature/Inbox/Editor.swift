@@ -47,9 +47,9 @@ nonisolated public struct Editor: Reducer {
     case .saveTapped:
       let text = state.text
       if let id = state.draftID {
-        state.$drafts.withLock { drafts in
-          if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].body = text }
-        }
+        // The draft's own reference, bound to its id: it writes through to the drafts and is
+        // saved by their key, wherever the draft has moved in the list meanwhile.
+        state.$drafts[id: id]?.body.withLock { $0 = text }
       } else {
         let newID = uuid()
         state.$drafts.withLock { $0.append(Draft(id: newID, body: text)) }

@@ -68,14 +68,10 @@ nonisolated public struct Inbox: Reducer {
       state.$drafts.withLock { $0.append(Draft(id: id, body: text)) }
       return record("added \(id.uuidString.prefix(8).lowercased())", in: state)
     case .edit(let id, let text):
-      state.$drafts.withLock { drafts in
-        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].body = text }
-      }
+      state.$drafts[id: id]?.body.withLock { $0 = text }
       return record("edited \(id.uuidString.prefix(8).lowercased())", in: state)
     case .setPinned(let id, let pinned):
-      state.$drafts.withLock { drafts in
-        if let index = drafts.firstIndex(where: { $0.id == id }) { drafts[index].pinned = pinned }
-      }
+      state.$drafts[id: id]?.pinned.withLock { $0 = pinned }
       return record(
         "\(pinned ? "pinned" : "unpinned") \(id.uuidString.prefix(8).lowercased())", in: state)
     case .draftDiscarded(let id):
