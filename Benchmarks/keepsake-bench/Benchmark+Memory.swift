@@ -22,6 +22,29 @@ extension Benchmark {
       target: .ratioAtMost(3.0))
   }
 
+  /// A settings-like value with a counter inside, for the projection scenario.
+  struct Counters: Sendable {
+    var opened = 0
+    var title = "drafts"
+  }
+
+  /// Mutations through a projection (`$settings.opened`) against the same mutation through the
+  /// parent's own `withLock`: the cost of writing through a part of the value.
+  func projectedMutation(_ count: Int) -> BenchmarkResult {
+    let key = "counters-\(count)-\(UUID().uuidString)"
+    let shared = StorageContext.withValue(Self.context()) {
+      Shared(.inMemory(key), default: Counters())
+    }
+    let opened = shared.opened
+    let (keepsake, baseline) = alternateSync(
+      repetitions,
+      keepsake: { timed { for _ in 0..<count { opened.withLock { $0 += 1 } } } },
+      baseline: { timed { for _ in 0..<count { shared.withLock { $0.opened += 1 } } } })
+    return BenchmarkResult(
+      "projected-mutation", size: count, keepsake: keepsake, baseline: baseline,
+      target: .ratioAtMost(1.5))
+  }
+
   func inMemoryAppend(_ count: Int) -> BenchmarkResult {
     let draft = SampleDrafts.make(1, seed: 3)[0]
     let (keepsake, baseline) = alternateSync(

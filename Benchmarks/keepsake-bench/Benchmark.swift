@@ -32,7 +32,8 @@ struct Benchmark {
   /// Every scenario, in the order the table shows them.
   static let scenarios = [
     "durable-save", "transaction", "cold-load", "migrated-load", "caller-mutation", "coalescing",
-    "in-memory-mutation", "in-memory-append", "observed-increment", "observed-append",
+    "in-memory-mutation", "projected-mutation", "in-memory-append", "observed-increment",
+    "observed-append",
     "observed-read", "tracked-increment", "keys", "peak-memory",
   ]
 
@@ -60,6 +61,7 @@ struct Benchmark {
       if wanted("caller-mutation") { results.append(await callerMutation(drafts)) }
       if wanted("coalescing") { results.append(try await coalescing(drafts)) }
       if wanted("in-memory-mutation") { results.append(inMemoryMutation(size)) }
+      if wanted("projected-mutation") { results.append(projectedMutation(size)) }
       if wanted("in-memory-append") { results.append(inMemoryAppend(size)) }
       if wanted("observed-increment") { results.append(observedIncrement(size)) }
       if wanted("observed-append") { results.append(observedAppend(size)) }

@@ -73,7 +73,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// key sees what is stored.
   /// The reference behind a projection: it stores nothing and watches nothing itself.
   init(projecting projection: SharedProjection<Value>) {
-    let current = projection.value
+    let current = projection.peek()
     self.projection = projection
     self.key = ProjectionKey<Value>()
     self.coordinated = nil
@@ -309,6 +309,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     let listeners = changeListeners.withLock { Array($0.all.values) }
     for listener in listeners { listener() }
   }
+
+  /// The value, without taking part in Observation or marking it read.
+  func peek() -> Value { projection?.peek() ?? storage.withLock { $0 } }
 
   /// Replaces the value with one read from storage; it is already saved.
   func replaceValue(_ value: Value) {

@@ -41,6 +41,11 @@ class SharedProjection<Value: Sendable>: @unchecked Sendable {
   /// The current value of the part.
   @usableFromInline var value: Value { preconditionFailure("\(Self.self) must override value") }
 
+  /// The current value of the part, read without taking part in Observation and without
+  /// marking the parent read (creating a projection must not make the parent's mutations pay for
+  /// observers).
+  func peek() -> Value { preconditionFailure("\(Self.self) must override peek()") }
+
   /// Changes the part through the parent's lock.
   @usableFromInline
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
@@ -68,6 +73,8 @@ final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<
   }
 
   override var value: Value { parent.wrappedValue[keyPath: keyPath] }
+
+  override func peek() -> Value { parent.reference.peek()[keyPath: keyPath] }
 
   override func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try parent.withLock { try body(&$0[keyPath: keyPath]) }
@@ -109,6 +116,10 @@ class LastKnownProjection<Parent: Sendable, Value: Sendable>: SharedProjection<V
   /// Changes the part inside the parent's value; returns `nil` when it is missing.
   func modify<R>(_ parent: inout Parent, _ body: (inout Value) throws -> R) rethrows -> R? {
     preconditionFailure("must override")
+  }
+
+  override func peek() -> Value {
+    extract(parent.reference.peek()) ?? last.withLock { $0 }
   }
 
   override var value: Value {
