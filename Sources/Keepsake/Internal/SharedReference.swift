@@ -50,8 +50,10 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
   /// Whether anything listens, so a change without listeners costs one relaxed load.
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
-  /// For the reference behind a projection (`$parent.member`), the part it stands for: reads
-  /// and changes go to it, everything else to the parent's key. `nil` for a key's reference.
+  /// The part of another value this reference stands for, if it is a projection's.
+  ///
+  /// For `$parent.member`, reads and changes go to the projection, everything else to the
+  /// parent's key; `nil` for a key's own reference.
   ///
   /// NB: a field of the reference rather than a second kind of `Shared`, so a key's reference
   /// is reached on the hot path with no enum to unpack (measured: unpacking retained and
@@ -69,8 +71,6 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     var isLoading = false
   }
 
-  /// Creates the reference and reads the stored value synchronously, so the first read of a
-  /// key sees what is stored.
   /// The reference behind a projection: it stores nothing and watches nothing itself.
   init(projecting projection: SharedProjection<Value>) {
     let current = projection.peek()
@@ -85,6 +85,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.writer = projectionWriter
   }
 
+  /// Creates the reference and reads the stored value synchronously, so the first read of a
+  /// key sees what is stored.
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
     self.projection = nil
     let coordinated = (key as? any CoordinatedKey<Value>)?.withOwnState()
