@@ -226,10 +226,6 @@ extension SharedKey {
     FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize, merge: merge,
       decode: { try JSONInput.decode(Value.self, from: $0) },
-      encode: { value in
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(value)
-      })
+      encode: { value in try JSONCoding.encode(value) })
   }
 }
