@@ -10,6 +10,7 @@ import KeepsakeStress
 //   reader <file>
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
+//   json-diff-batch --seed S --from I --count N
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 
 /// The command line: positional words, `--name value` options and `--flag`s.
@@ -78,17 +79,17 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 let usage = """
-  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process] [--seed S]
+  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|json-diff] [--seed S]
                          [--kills N] [--cases N] [--seconds S]
 
     --campaign  which campaign to run (default: all)
     --seed      makes kill delays and fuzz cases repeatable (default: random, printed)
     --kills     writers the crash campaign kills (default: 300)
-    --cases     damaged files the fuzz campaign loads (default: 20000)
+    --cases     damaged files the fuzz campaign loads, and json-diff's cases (default: 20000)
     --seconds   how long the two-process campaign writes (default: 10)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process"]
+let campaigns = ["faults", "fuzz", "crash", "two-process", "json-diff"]
 
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown(["--campaign", "--seed", "--kills", "--cases", "--seconds"])
@@ -117,6 +118,12 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.seed = seed
       configuration.executable = executable
       report = await CorruptionFuzzCampaign(configuration).run()
+    case "json-diff":
+      var configuration = JSONDiffCampaign.Configuration()
+      configuration.cases = cases
+      configuration.seed = seed
+      configuration.executable = executable
+      report = JSONDiffCampaign(configuration).run()
     case "crash":
       var configuration = CrashCampaign.Configuration(executable: executable)
       configuration.kills = kills
@@ -178,6 +185,11 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     let json = (try? JSONEncoder().encode(result)).map { String(decoding: $0, as: UTF8.self) }
     StandardOutput.write("result \(json ?? "{}")")
     return 0
+  case "json-diff-batch":
+    try arguments.rejectUnknown(["--seed", "--from", "--count"])
+    return JSONDiffCampaign.runBatch(
+      seed: try arguments.seed() ?? 1, from: try arguments.integer("--from", default: 0),
+      count: try arguments.integer("--count", default: 1))
   case "bad-file":
     try arguments.rejectUnknown(["--kind"])
     let kinds = BadFileCase.allCases.map(\.rawValue).joined(separator: "|")
@@ -200,6 +212,7 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
+      "json-diff-batch",
     ].contains(mode)
   {
     status = try await runChild(arguments)
