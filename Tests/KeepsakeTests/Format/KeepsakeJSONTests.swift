@@ -252,6 +252,17 @@ struct KeepsakeJSONTests {
     #expect(try kept.container.decode(String.self, forKey: .a) == "later")
   }
 
+  @Test("Decoding keeps nothing alive once it returns")
+  func nothingOutlivesDecoding() throws {
+    let box = WeakBox()
+    let data = Data(#"[{"a":[1,{"b":2}]},{"a":[3]},{"a":[]}]"#.utf8)
+    let values = try WeakBox.$current.withValue(box) {
+      try KeepsakeJSONDecoder().decode([Spy].self, from: data)
+    }
+    #expect(values.count == 3)
+    #expect(box.decoder == nil, "the decoder (and a copy of the bytes) leaked")
+  }
+
   // MARK: - Helpers
 
   static let foundationEncoder: JSONEncoder = {
@@ -436,6 +447,25 @@ private struct DiffFree: Decodable, CustomStringConvertible {
       description = "\(values)"
     } else {
       description = "\(try [String: Int](from: decoder).sorted { $0.key < $1.key })"
+    }
+  }
+}
+
+/// Where ``Spy`` notes the decoder it saw, weakly.
+private final class WeakBox: @unchecked Sendable {
+  // NB: written and read by one test's task only.
+  weak var decoder: AnyObject?
+  @TaskLocal static var current: WeakBox?
+}
+
+/// Opens keyed and unkeyed containers, and notes its decoder in the task's ``WeakBox``.
+private struct Spy: Decodable {
+  enum CodingKeys: CodingKey { case a }
+  init(from decoder: any Decoder) throws {
+    WeakBox.current?.decoder = decoder as AnyObject
+    var list = try decoder.container(keyedBy: CodingKeys.self).nestedUnkeyedContainer(forKey: .a)
+    while !list.isAtEnd {
+      if (try? list.decode(Int.self)) == nil { _ = try list.decode([String: Int].self) }
     }
   }
 }

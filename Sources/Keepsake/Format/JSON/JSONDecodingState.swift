@@ -147,6 +147,15 @@ final class JSONDecodingState: Decoder {
     return object
   }
 
+  /// Lets go of the pooled containers when decoding is over.
+  ///
+  /// NB: pooled storage refers back to this decoder (a container's storage needs it), so the
+  /// pools are cycles until they are emptied; a container a type kept keeps its own storage.
+  func releasePools() {
+    tables.removeAll()
+    frames.removeAll()
+  }
+
   /// A decoder of its own for `superDecoder()`, which may outlive this container.
   func subdecoder(at offset: Int, parent: CodingPathNode?, step: CodingStep) -> JSONDecodingState {
     JSONDecodingState(source: source, position: offset, parent: parent, step: step)

@@ -61,6 +61,7 @@ package struct KeepsakeJSONDecoder: Sendable {
       source: JSONSource(base: base, count: bytes.count), position: 0, parent: nil, step: nil)
     state.position = state.skipWhitespace(from: 0)
     defer {
+      state.releasePools()
       // A decoder or container that a type kept beyond `init(from:)` would point into bytes
       // about to go away: copy them (Foundation does the same).
       if !isKnownUniquelyReferenced(&state) || !isKnownUniquelyReferenced(&state.source) {
