@@ -222,33 +222,35 @@ extension JSONDecodingState {
   /// own `init(from:)`, so this shortcut accepts nothing that `UUID(uuidString:)` refuses.
   func uuid(at offset: Int) -> UUID? {
     guard offset >= 0, offset + 38 <= source.count else { return nil }
-    let base = source.base + offset
-    guard base[0] == JSONBytes.quote, base[37] == JSONBytes.quote else { return nil }
-    var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
-      var index = 1
-      for position in 0..<16 {
-        if index == 9 || index == 14 || index == 19 || index == 24 {
-          guard base[index] == UInt8(ascii: "-") else { return false }
-          index += 1
-        }
-        guard let high = Self.hexValue(base[index]), let low = Self.hexValue(base[index + 1])
-        else { return false }
-        out[position] = high << 4 | low
-        index += 2
+    let text = source.base + offset
+    guard text[0] == JSONBytes.quote, text[37] == JSONBytes.quote, text[9] == UInt8(ascii: "-"),
+      text[14] == UInt8(ascii: "-"), text[19] == UInt8(ascii: "-"), text[24] == UInt8(ascii: "-")
+    else { return nil }
+    // The 32 digits as two 64-bit halves; any byte that is not a hex digit fails.
+    var halves: (UInt64, UInt64) = (0, 0)
+    var digits = 0
+    for index in 1..<37 where index != 9 && index != 14 && index != 19 && index != 24 {
+      let byte = text[index]
+      var value = byte &- UInt8(ascii: "0")
+      if value > 9 {
+        value = (byte | 0x20) &- UInt8(ascii: "a")
+        guard value < 6 else { return nil }
+        value += 10
       }
-      return true
+      if digits < 16 {
+        halves.0 = halves.0 << 4 | UInt64(value)
+      } else {
+        halves.1 = halves.1 << 4 | UInt64(value)
+      }
+      digits += 1
     }
-    return parsed ? UUID(uuid: bytes) : nil
-  }
-
-  @inline(__always)
-  static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
+    let (high, low) = (halves.0.bigEndian, halves.1.bigEndian)
+    return withUnsafeBytes(of: (high, low)) { bytes in
+      UUID(
+        uuid: (
+          bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+          bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
     }
   }
 

@@ -16,7 +16,7 @@ extension JSONEncodingState {
   }
 
   func writeInteger<T: FixedWidthInteger>(_ value: T) {
-    guard T.bitWidth <= 64 else { return output.append(contentsOf: value.description.utf8) }
+    guard T.bitWidth <= 64 else { return output.append(contentsOf: value.description) }
     let negative = value < 0
     // The magnitude of Int64.min does not fit an Int64, but does a UInt64.
     var magnitude = negative ? UInt64(bitPattern: 0 &- Int64(value)) : UInt64(value)
@@ -58,7 +58,7 @@ extension JSONEncodingState {
     }
     var text = value.description
     if text.hasSuffix(".0") { text.removeLast(2) }
-    output.append(contentsOf: text.utf8)
+    output.append(contentsOf: text)
   }
 
   func writeUUID(_ uuid: UUID) {
@@ -252,8 +252,8 @@ extension JSONEncodingState {
     }
     let regionStart = members[base].start
     scratch.removeAll(keepingCapacity: true)
-    scratch.append(contentsOf: output[regionStart...])
-    output.removeSubrange(regionStart...)
+    scratch.append(contentsOf: output.bytes(from: regionStart, to: output.count))
+    output.truncate(to: regionStart)
     scratch.withUnsafeBufferPointer { saved in
       for (position, group) in groups.enumerated() {
         if position > 0 { output.append(UInt8(ascii: ",")) }
@@ -273,10 +273,9 @@ extension JSONEncodingState {
   private func compareKeys(_ left: Member, _ right: Member) -> Int {
     let leftCount = left.valueStart - 2 - (left.start + 1)
     let rightCount = right.valueStart - 2 - (right.start + 1)
-    let order = output.withUnsafeBufferPointer { bytes -> Int32 in
-      guard let base = bytes.baseAddress else { return 0 }
-      return memcmp(base + left.start + 1, base + right.start + 1, min(leftCount, rightCount))
-    }
+    let order = memcmp(
+      output.pointer(at: left.start + 1), output.pointer(at: right.start + 1),
+      min(leftCount, rightCount))
     if order != 0 { return Int(order) }
     return leftCount - rightCount
   }
@@ -288,6 +287,7 @@ extension JSONEncodingState {
 
   private func keyString(_ member: Member) -> String {
     if let key = member.key { return key }
-    return String(decoding: output[(member.start + 1)..<(member.valueStart - 2)], as: UTF8.self)
+    return String(
+      decoding: output.bytes(from: member.start + 1, to: member.valueStart - 2), as: UTF8.self)
   }
 }

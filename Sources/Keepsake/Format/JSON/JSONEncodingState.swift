@@ -59,7 +59,7 @@ final class JSONEncodingState: Encoder {
   // on every access at run time, which cost this encoder half its time (the standard library and
   // Foundation are built with `-enforce-exclusivity=unchecked`). The state belongs to one
   // `encode` call on one thread and no user code runs while a property is being accessed.
-  @exclusivity(unchecked) var output: [UInt8] = []
+  @exclusivity(unchecked) var output = JSONOutput()
   @exclusivity(unchecked) var path: [CodingStep] = []
   @exclusivity(unchecked) var frames: [Frame] = []
   @exclusivity(unchecked) var members: [Member] = []
@@ -72,7 +72,6 @@ final class JSONEncodingState: Encoder {
   @exclusivity(unchecked) var scratch: [UInt8] = []
 
   init() {
-    output.reserveCapacity(4096)
     frames.reserveCapacity(16)
     members.reserveCapacity(64)
     slots.reserveCapacity(16)
@@ -180,7 +179,7 @@ final class JSONEncodingState: Encoder {
     if T.self == Data.self { return writeString(cast(value, to: Data.self).base64EncodedString()) }
     if T.self == URL.self { return writeString(cast(value, to: URL.self).absoluteString) }
     if T.self == Decimal.self {
-      return output.append(contentsOf: cast(value, to: Decimal.self).description.utf8)
+      return output.append(contentsOf: cast(value, to: Decimal.self).description)
     }
     if T.self == UUID.self { return writeUUID(cast(value, to: UUID.self)) }
 
@@ -223,7 +222,7 @@ final class JSONEncodingState: Encoder {
 
   func restore(_ mark: Mark) {
     guard !needsFoundation else { return }
-    output.removeSubrange(mark.output...)
+    output.truncate(to: mark.output)
     path.removeSubrange(mark.path...)
     frames.removeSubrange(mark.frames...)
     members.removeSubrange(mark.members...)

@@ -39,6 +39,6 @@ package struct KeepsakeJSONEncoder: Sendable {
         .init(
           codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON."))
     }
-    return Data(state.output)
+    return state.output.takeData()
   }
 }
