@@ -244,6 +244,10 @@ struct KeepsakeJSONTests {
     #expect(keys.kelvin == 5 && keys.accent == 1)
     #expect(keys.kelvin == foundation.kelvin && keys.accent == foundation.accent)
     #expect(keys.all.sorted() == foundation.all.sorted())
+    // A key that is not ASCII finds a plain one it equals.
+    let plain = Data(#"{"K":6}"#.utf8)
+    #expect(try KeepsakeJSONDecoder().decode(Kelvin.self, from: plain).value == 6)
+    #expect(try JSONDecoder().decode(Kelvin.self, from: plain).value == 6)
   }
 
   @Test("A container kept after decoding still reads its own copy of the bytes")
@@ -436,6 +440,14 @@ private struct Keys: Decodable {
     kelvin = try container.decode(Int.self, forKey: .kelvin)
     accent = try container.decode(Int.self, forKey: .accent)
     all = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+  }
+}
+
+/// A value whose key is spelled with the Kelvin sign, equal to "K" as a Swift string.
+private struct Kelvin: Decodable {
+  var value: Int
+  enum CodingKeys: String, CodingKey {
+    case value = "\u{212A}"
   }
 }
 

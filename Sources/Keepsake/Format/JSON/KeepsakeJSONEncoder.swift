@@ -13,6 +13,12 @@ import Foundation
 /// It writes bytes as the value encodes itself instead of building a tree first (see
 /// ``JSONEncodingState``). The few ways of using containers that cannot be written in one pass
 /// (such as `superEncoder()`) are handed to Foundation's encoder, which then encodes the value.
+///
+/// One known difference, on purpose: when a type catches an error thrown inside a nested value's
+/// `encode(to:)` and goes on, Foundation reuses that value's half-written container for the next
+/// value of the same container (the failed value's members appear there, or Foundation traps);
+/// this encoder keeps nothing of the failed value. Its bytes are what the type meant, and both
+/// decoders read them.
 package struct KeepsakeJSONEncoder: Sendable {
   package init() {}
 
