@@ -7,6 +7,7 @@ import Keepsake
 //     [--file-repetitions N] [--only scenario,scenario]
 let arguments = Array(CommandLine.arguments.dropFirst())
 
+if ["--codec", "--codec-child"].contains(arguments.first) { exit(CodecBenchmark.run(arguments)) }
 if arguments.first == "--memory-child" {
   // A child process that holds and saves drafts, then prints its peak resident memory.
   exit(await MemoryChild.run(Array(arguments.dropFirst())))

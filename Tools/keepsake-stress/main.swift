@@ -2,7 +2,7 @@ import Foundation
 import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
-// processes, many processes on one file). Prints each campaign's figures and `N passed,
+// processes, many processes on one file, power loss, JSON against Foundation). Prints each campaign's figures and `N passed,
 // N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
@@ -11,6 +11,7 @@ import KeepsakeStress
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
 //   user-defaults <suite> set KEY int|bool|string VALUE | remove KEY | get KEY
+//   json-diff-batch --seed S --from I --count N
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
@@ -81,8 +82,10 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 let usage = """
-  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|power-loss]
-                         [--seed S] [--kills N] [--cases N] [--seconds S] [--processes N]
+  usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
+                                    power-loss]
+                         [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
+                         [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
@@ -90,6 +93,8 @@ let usage = """
     --seed          makes kill delays, fuzz cases and pauses repeatable (default: random, printed)
     --kills         writers the crash campaign kills (default: 300)
     --cases         damaged files the fuzz campaign loads (default: 20000)
+    --json-cases    values and documents the json-diff campaign compares with Foundation's
+                    codec (default: 20000)
     --seconds       how long the two-process campaign writes (default: 10)
     --processes     processes running transactions in the processes campaign (default: 8)
     --transactions  transactions each of them runs (default: 200)
@@ -97,15 +102,15 @@ let usage = """
                     broken writer that must lose items (default: update)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process", "processes"]
+let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff"]
 
 // NB: power-loss runs in this process, after the others (Tools/KeepsakeStress/PowerLoss).
 let selectableCampaigns = campaigns + ["power-loss"]
 
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
-    "--campaign", "--seed", "--kills", "--cases", "--seconds", "--processes", "--transactions",
-    "--writer",
+    "--campaign", "--seed", "--kills", "--cases", "--json-cases", "--seconds", "--processes",
+    "--transactions", "--writer",
   ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
@@ -117,6 +122,7 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let seed = try arguments.seed() ?? UInt64.random(in: 1...999_999)
   let kills = try arguments.integer("--kills", default: 300)
   let cases = try arguments.integer("--cases", default: 20_000)
+  let jsonCases = try arguments.integer("--json-cases", default: 20_000)
   let seconds = try arguments.seconds("--seconds", default: 10)
   let processes = try arguments.integer("--processes", default: 8)
   let transactions = try arguments.integer("--transactions", default: 200)
@@ -143,6 +149,12 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.seed = seed
       configuration.executable = executable
       report = await CorruptionFuzzCampaign(configuration).run()
+    case "json-diff":
+      var configuration = JSONDiffCampaign.Configuration()
+      configuration.cases = jsonCases
+      configuration.seed = seed
+      configuration.executable = executable
+      report = JSONDiffCampaign(configuration).run()
     case "crash":
       var configuration = CrashCampaign.Configuration(executable: executable)
       configuration.kills = kills
@@ -219,6 +231,11 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
       UserDefaultsChild.run(
         suite: arguments.positional[1], command: Array(arguments.positional.dropFirst(2))))
     return 0
+  case "json-diff-batch":
+    try arguments.rejectUnknown(["--seed", "--from", "--count"])
+    return JSONDiffCampaign.runBatch(
+      seed: try arguments.seed() ?? 1, from: try arguments.integer("--from", default: 0),
+      count: try arguments.integer("--count", default: 1))
   case "bad-file":
     try arguments.rejectUnknown(["--kind"])
     let kinds = BadFileCase.allCases.map(\.rawValue).joined(separator: "|")
@@ -256,7 +273,7 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
-      "processes-child", "user-defaults",
+      "processes-child", "user-defaults", "json-diff-batch",
     ].contains(mode)
   {
     status = try await runChild(arguments)

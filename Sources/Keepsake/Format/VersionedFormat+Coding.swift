@@ -3,7 +3,7 @@ import Foundation
 extension VersionedFormat {
   /// Reads a stored file: an envelope of any version this app knows, or a bare legacy file.
   ///
-  /// A current-version file is decoded in a single `JSONDecoder` pass, as fast as decoding the
+  /// A current-version file is decoded in a single decoding pass, as fast as decoding the
   /// bare value. An older file is decoded as its own version's model and migrated step by step to
   /// ``currentVersion``. Unknown keys anywhere are ignored.
   ///
@@ -25,7 +25,7 @@ extension VersionedFormat {
     guard JSONInput.isSafeForDecoder(data) else { return try decodeDiagnosing(data) }
     if let value = decodeOwnLayout(data) { return value }
     do {
-      switch try JSONDecoder().decode(DecodingEnvelope<Self>.self, from: data).outcome {
+      switch try JSONCoding.decode(DecodingEnvelope<Self>.self, from: data).outcome {
       case .current(let value):
         return value
       case .older(let version, let model, let isEnveloped):
@@ -88,9 +88,7 @@ extension VersionedFormat {
   ///   non-finite `Double`; nothing is written in that case.
   public static func encode(_ value: Value) throws -> Data {
     precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return try encoder.encode(EncodingEnvelope<Self>(value: value))
+    return try JSONCoding.encode(EncodingEnvelope<Self>(value: value))
   }
 
   /// Reads only the envelope of `data`: which version a read would start from, and whether it can.

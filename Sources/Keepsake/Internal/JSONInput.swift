@@ -23,6 +23,6 @@ enum JSONInput {
           codingPath: [],
           debugDescription: "The data is not valid JSON: it ends inside an unclosed array."))
     }
-    return try JSONDecoder().decode(type, from: data)
+    return try JSONCoding.decode(type, from: data)
   }
 }

@@ -244,10 +244,6 @@ extension SharedKey {
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
       decode: { try JSONInput.decode(Value.self, from: $0) },
-      encode: { value in
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(value)
-      })
+      encode: { value in try JSONCoding.encode(value) })
   }
 }

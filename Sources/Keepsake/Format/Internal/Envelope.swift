@@ -15,7 +15,7 @@ struct EncodingEnvelope<Format: VersionedFormat>: Encodable {
   }
 }
 
-/// Reads an envelope in the single `JSONDecoder` pass that the common cases need.
+/// Reads an envelope in the single decoding pass that the common cases need.
 ///
 /// NB: This is the performance-critical path. A current-version file decodes its content as
 /// `Format.Value` in the same pass that reads `"version"`, so loading costs what decoding the bare

@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// Which JSON codec Keepsake's file keys and versioned formats use: Keepsake's own (the default)
+/// or Foundation's `JSONEncoder` and `JSONDecoder`.
+///
+/// Both write the same bytes and read the same files to the same values, with the same errors
+/// (see ``KeepsakeJSONEncoder`` and ``KeepsakeJSONDecoder``); Keepsake's is faster. Foundation's
+/// stays selectable, to compare or to rule the codec out when investigating a problem: set the
+/// environment variable `KEEPSAKE_JSON=foundation` before the process starts, or call
+/// ``select(_:)`` (tests, benchmarks).
+package enum JSONCoding: Sendable {
+  case keepsake
+  case foundation
+
+  /// The codec in use.
+  package static var current: JSONCoding {
+    selection.load(ordering: .relaxed) ? .foundation : .keepsake
+  }
+
+  /// Uses `coding` from now on, in the whole process.
+  package static func select(_ coding: JSONCoding) {
+    selection.store(coding == .foundation, ordering: .relaxed)
+  }
+
+  /// `true` for Foundation; read from `KEEPSAKE_JSON` once.
+  private static let selection = Atomic<Bool>(
+    ProcessInfo.processInfo.environment["KEEPSAKE_JSON"] == "foundation")
+
+  /// Encodes `value` as Keepsake stores JSON: compact, with sorted keys.
+  ///
+  /// - Throws: The `EncodingError` of the value's encoding, for example for a non-finite Double.
+  package static func encode<T: Encodable>(_ value: T) throws -> Data {
+    switch current {
+    case .keepsake:
+      return try KeepsakeJSONEncoder().encode(value)
+    case .foundation:
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys]
+      return try encoder.encode(value)
+    }
+  }
+
+  /// Decodes a `T` from `data`.
+  ///
+  /// > Important: Foundation's decoder traps on one kind of input; call this through
+  /// > `JSONInput.decode(_:from:)`, which refuses it first.
+  ///
+  /// - Throws: `DecodingError`, or the error of `T`'s own decoding code.
+  package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    switch current {
+    case .keepsake: return try KeepsakeJSONDecoder().decode(type, from: data)
+    case .foundation: return try JSONDecoder().decode(type, from: data)
+    }
+  }
+}

@@ -1,0 +1,306 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+
+/// Runs a range of the differential campaign's cases in this process: Keepsake's JSON codec and
+/// Foundation's on the same values and bytes, tallying every disagreement.
+///
+/// The cases cycle through five kinds: (0) a random value through both encoders (the bytes must
+/// be identical, or both must refuse it with the same error), then both decoders; (1) a damaged
+/// encoding of a random value, (2) a damaged drafts fixture, (3) the table of corners, then random
+/// JSON text (damaged half the time), each through both decoders as several types; (4) random
+/// drafts in an envelope, and containers nested around Foundation's 512-level limit.
+public struct JSONDiffBatch: Sendable {
+  /// What a batch found; printed by a child as one line of JSON.
+  public struct Result: Codable, Sendable, Equatable {
+    /// Cases run.
+    public var cases = 0
+    /// Values both encoders wrote, byte for byte the same.
+    public var encoded = 0
+    /// Values both encoders refused with the same error.
+    public var encodingRefused = 0
+    /// Documents decoded as one type by both decoders.
+    public var decoded = 0
+    /// Of those, accepted by both with equal values.
+    public var accepted = 0
+    /// Of those, refused by both with the same error case, coding path and message.
+    public var refused = 0
+    /// The deepest nesting refused with a clean error by both.
+    public var deepestRefused = 0
+    /// One line per disagreement, naming the case.
+    public var differences: [String] = []
+
+    /// An empty tally.
+    public init() {}
+
+    /// Adds another batch's tally.
+    public mutating func add(_ other: Result) {
+      cases += other.cases
+      encoded += other.encoded
+      encodingRefused += other.encodingRefused
+      decoded += other.decoded
+      accepted += other.accepted
+      refused += other.refused
+      deepestRefused = max(deepestRefused, other.deepestRefused)
+      differences += other.differences
+    }
+  }
+
+  /// The run's seed.
+  public var seed: UInt64
+  /// The case indices.
+  public var range: Range<Int>
+  /// Changes Keepsake's encoded bytes and its decoder's input (see the campaign's configuration).
+  public var tamper: @Sendable (Data) -> Data = { $0 }
+
+  /// A batch of the cases `range` of the run with `seed`.
+  public init(seed: UInt64, range: Range<Int>) {
+    self.seed = seed
+    self.range = range
+  }
+
+  /// Runs every case of the batch.
+  public func run() -> Result {
+    var result = Result()
+    for index in range {
+      var run = CaseRun(seed: seed, index: index, tamper: tamper)
+      run.perform()
+      result.add(run.result)
+    }
+    return result
+  }
+}
+
+/// One case: builds its inputs from the seed and index, and compares both codecs on them.
+private struct CaseRun {
+  let index: Int
+  var values: DiffValues
+  var result = JSONDiffBatch.Result()
+  var label = ""
+  /// The bytes being decoded, saved with a difference so it can be examined.
+  var input = Data()
+
+  let tamper: @Sendable (Data) -> Data
+
+  init(seed: UInt64, index: Int, tamper: @escaping @Sendable (Data) -> Data) {
+    self.index = index
+    self.tamper = tamper
+    self.values = DiffValues(seed: seed, item: index)
+  }
+
+  mutating func perform() {
+    result.cases = 1
+    let round = index / 5
+    switch index % 5 {
+    case 0 where round % 3 == 1:
+      let steps = (0..<Int.random(in: 1...12, using: &values.random)).map { _ in
+        Int.random(in: 0..<DiffOddEncoding.stepCount, using: &values.random)
+      }
+      label = "containers used oddly, steps \(steps)"
+      let value = DiffOddEncoding(steps: steps, depth: Int.random(in: 0...2, using: &values.random))
+      if let bytes = compareEncoding(value) { compareDecoding(DiffJSON.self, bytes) }
+    case 0:
+      label = "random value"
+      var document = values.document()
+      if values.chance(10) {
+        switch Int.random(in: 0..<4, using: &values.random) {
+        case 0: document.ratio = values.pick([.nan, .infinity, -.infinity])
+        case 1: document.single = values.pick([.nan, .infinity, -.infinity])
+        case 2: document.created = Date(timeIntervalSinceReferenceDate: .nan)
+        default: document.scores["bad"] = -.infinity
+        }
+        label = "random value with a non-finite float"
+      }
+      if let bytes = compareEncoding(document) { compareDecoding(DiffDocument.self, bytes) }
+    case 1:
+      let original = (try? Self.foundationEncoder.encode(values.document())) ?? Data()
+      let kind = values.pick(Mutator.Kind.allCases)
+      let (bytes, damage) = Mutator.mutate(original, kind: kind, using: &values.random)
+      label = "random value, \(kind.rawValue): \(damage.prefix(120))"
+      compareDecoding(DiffDocument.self, bytes)
+      compareDecoding(DiffJSON.self, bytes)
+      compareDecoding(DiffInspector.self, bytes)
+    case 2:
+      let fixture = values.pick(Fixtures.all)
+      let kind = values.pick(Mutator.Kind.allCases)
+      let (bytes, damage) = Mutator.mutate(fixture.bytes, kind: kind, using: &values.random)
+      label = "\(fixture.name), \(kind.rawValue): \(damage.prefix(120))"
+      compareDecoding([Draft].self, bytes)
+      compareDecoding(DiffEnvelope<[Draft]>.self, bytes)
+      compareDecoding(DiffInspector.self, bytes)
+    case 3:
+      var bytes: [UInt8]
+      if round < DiffInputs.edges.count {
+        bytes = DiffInputs.edges[round]
+        label =
+          "corner \(round): \(String(decoding: bytes.prefix(60), as: UTF8.self).debugDescription)"
+      } else {
+        bytes = DiffInputs.text(using: &values)
+        label = "random text"
+        if values.chance(50) {
+          let kind = values.pick(Mutator.Kind.allCases)
+          let (damaged, damage) = Mutator.mutate(Data(bytes), kind: kind, using: &values.random)
+          bytes = [UInt8](damaged)
+          label = "random text, \(kind.rawValue): \(damage.prefix(120))"
+        }
+      }
+      let data = Data(bytes)
+      compareDecoding(DiffJSON.self, data)
+      compareDecoding(DiffNest.self, data)
+      compareDecoding([Draft].self, data)
+      compareDecoding(DiffDocument.self, data)
+      if Self.nesting(of: data) <= 64 { compareDecoding(DiffInspector.self, data) }
+    default:
+      label = "drafts in an envelope"
+      let drafts = (0..<Int.random(in: 0...20, using: &values.random)).map { _ in
+        Draft(
+          id: UUID(), body: values.string(maxPieces: 30), pinned: values.chance(20),
+          tags: (0..<Int.random(in: 0...3, using: &values.random)).map { _ in values.key() })
+      }
+      if let bytes = compareEncoding(DiffEnvelope(content: drafts, version: 3)) {
+        compareDecoding(DiffEnvelope<[Draft]>.self, bytes)
+      }
+      if round % 20 == 0 {
+        let depth = values.pick([1, 100, 510, 511, 512, 513, 600])
+        label = "arrays nested \(depth) deep"
+        if let bytes = compareEncoding(DiffNest(depth: depth)) {
+          compareDecoding(DiffNest.self, bytes)
+        }
+      }
+    }
+  }
+
+  // MARK: - Comparing
+
+  static let foundationEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return encoder
+  }()
+
+  /// Encodes `value` with both encoders; returns the bytes when both wrote the same.
+  mutating func compareEncoding<T: Encodable>(_ value: T) -> Data? {
+    let keepsake = Swift.Result { tamper(try KeepsakeJSONEncoder().encode(value)) }
+    let foundation = Swift.Result { try Self.foundationEncoder.encode(value) }
+    switch (keepsake, foundation) {
+    case (.success(let ours), .success(let theirs)):
+      guard ours == theirs else {
+        let offset =
+          zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+          ?? min(ours.count, theirs.count)
+        differ(
+          "\(T.self): encodings differ at byte \(offset): keepsake "
+            + String(decoding: ours.dropFirst(max(0, offset - 20)).prefix(60), as: UTF8.self)
+            .debugDescription
+            + ", foundation "
+            + String(decoding: theirs.dropFirst(max(0, offset - 20)).prefix(60), as: UTF8.self)
+            .debugDescription)
+        return nil
+      }
+      result.encoded += 1
+      return theirs
+    case (.failure(let ours), .failure(let theirs)):
+      if Self.describeEncoding(ours) == Self.describeEncoding(theirs) {
+        result.encodingRefused += 1
+      } else {
+        differ(
+          "\(T.self): keepsake threw \(Self.describeEncoding(ours)), foundation threw "
+            + Self.describeEncoding(theirs))
+      }
+    case (.success, .failure(let theirs)):
+      differ("\(T.self): keepsake encoded, foundation threw \(Self.describeEncoding(theirs))")
+    case (.failure(let ours), .success):
+      differ("\(T.self): keepsake threw \(Self.describeEncoding(ours)), foundation encoded")
+    }
+    return nil
+  }
+
+  /// Decodes `data` as `T` with both decoders and compares values or errors.
+  mutating func compareDecoding<T: Decodable & Equatable>(_ type: T.Type, _ data: Data) {
+    result.decoded += 1
+    input = data
+    let keepsake = Swift.Result { try KeepsakeJSONDecoder().decode(type, from: tamper(data)) }
+    let foundation = Swift.Result { try Self.foundationDecode(type, from: data) }
+    switch (keepsake, foundation) {
+    case (.success(let ours), .success(let theirs)):
+      if ours == theirs {
+        result.accepted += 1
+      } else {
+        differ("\(T.self): both decoded, to different values\(Self.explain(ours, theirs))")
+      }
+    case (.failure(let ours), .failure(let theirs)):
+      let (mine, other) = (DiffInspector.describe(ours), DiffInspector.describe(theirs))
+      if mine == other {
+        result.refused += 1
+        result.deepestRefused = max(result.deepestRefused, Self.nesting(of: data))
+      } else {
+        differ("\(T.self): keepsake threw \(mine); foundation threw \(other)")
+      }
+    case (.success, .failure(let theirs)):
+      differ("\(T.self): keepsake decoded; foundation threw \(DiffInspector.describe(theirs))")
+    case (.failure(let ours), .success):
+      differ("\(T.self): keepsake threw \(DiffInspector.describe(ours)); foundation decoded")
+    }
+  }
+
+  /// Foundation's decoder, kept from the input that traps it (see `JSONInput` in Keepsake):
+  /// a document whose last byte opens an array is invalid JSON, which Foundation reports so.
+  static func foundationDecode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    guard data.last != UInt8(ascii: "[") else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [], debugDescription: "The given data was not valid JSON."))
+    }
+    return try JSONDecoder().decode(type, from: data)
+  }
+
+  /// Where two inspections part, when the values are inspections.
+  static func explain<T>(_ ours: T, _ theirs: T) -> String {
+    guard let ours = ours as? DiffInspector, let theirs = theirs as? DiffInspector else {
+      return ""
+    }
+    let lines = zip(ours.log, theirs.log)
+    guard let (mine, other) = lines.first(where: { $0.0 != $0.1 }) else {
+      return ": \(ours.log.count) log lines against \(theirs.log.count)"
+    }
+    func split(_ line: String) -> [Substring] {
+      line.split(separator: " | ", omittingEmptySubsequences: false)
+    }
+    let (a, b) = (split(mine), split(other))
+    let part = zip(a, b).first { $0.0 != $0.1 }.map {
+      ": keepsake \($0.0.prefix(160)), foundation \($0.1.prefix(160))"
+    }
+    return part ?? ": keepsake \(mine.prefix(160)), foundation \(other.prefix(160))"
+  }
+
+  static func describeEncoding(_ error: any Error) -> String {
+    guard case .invalidValue(let value, let context) = error as? EncodingError else {
+      return "\(type(of: error))"
+    }
+    return
+      "invalidValue(\(type(of: value))) \(DiffInspector.renderPath(context.codingPath)) "
+      + context.debugDescription
+  }
+
+  /// The deepest nesting of brackets in `data`, ignoring strings roughly (for labels and limits).
+  static func nesting(of data: Data) -> Int {
+    var depth = 0
+    var deepest = 0
+    for byte in data {
+      if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
+        depth += 1
+        deepest = max(deepest, depth)
+      } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+        depth -= 1
+      }
+    }
+    return deepest
+  }
+
+  mutating func differ(_ what: String) {
+    let saved = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "keepsake-json-diff-\(index)-\(result.differences.count).json")
+    try? input.write(to: saved)
+    result.differences.append(
+      "case \(index) (\(label)): \(what.prefix(400)); input saved to \(saved.path)")
+  }
+}
