@@ -75,9 +75,10 @@ struct UserDefaultsReference: @unchecked Sendable {
 
   init(_ defaults: UserDefaults) { self.defaults = defaults }
 
-  /// Names the instance in key identities and, outside the live context, as the suite that
-  /// stands in for it. NB: the key holds the instance, so its address is not reused while a key
-  /// names it.
+  /// The instance's name in key identities and, outside the live context, the suite that
+  /// stands in for it.
+  ///
+  /// NB: the key holds the instance, so its address is not reused while a key names it.
   var name: String {
     "UserDefaults-" + String(UInt(bitPattern: ObjectIdentifier(defaults).hashValue), radix: 16)
   }
