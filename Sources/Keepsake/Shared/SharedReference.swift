@@ -64,6 +64,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   @usableFromInline let projection: SharedProjection<Value>?
 
   /// The reference behind a projection: it stores nothing and watches nothing itself.
+  @usableFromInline
   init(projecting projection: SharedProjection<Value>) {
     let current = projection.peek()
     self.projection = projection
