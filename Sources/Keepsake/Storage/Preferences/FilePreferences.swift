@@ -30,8 +30,7 @@ public final class FilePreferences: PreferencesStore {
     var dirty: Set<String> = []
     var writeScheduled = false
     var lastError: (any Error)?
-    var observers: [Int: (key: String, onChange: @Sendable () -> Void)] = [:]
-    var nextObserver = 0
+    var observers = KeyedObservers()
   }
 
   private let state = Mutex(State())
@@ -96,15 +95,8 @@ public final class FilePreferences: PreferencesStore {
   public func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let id = state.withLock { state in
-      let id = state.nextObserver
-      state.nextObserver += 1
-      state.observers[id] = (key, onChange)
-      return id
-    }
-    return StorageSubscription { [weak self] in
-      _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-    }
+    let id = state.withLock { $0.observers.add(key, onChange) }
+    return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
   public func flush() throws {
@@ -166,7 +158,7 @@ public final class FilePreferences: PreferencesStore {
           changed.insert(key)
         }
       }
-      return state.observers.values.filter { changed.contains($0.key) }.map(\.onChange)
+      return state.observers.callbacks { changed.contains($0) }
     }
     for callback in callbacks { callback() }
   }
