@@ -46,4 +46,14 @@ enum StoredChange<Value: Sendable>: Sendable {
   case deleted
   /// Someone replaced it with `value`, read from `data`, whose identity is `identity`.
   case replaced(Value, data: Data, identity: FileIdentity?)
+
+  /// What taking the change in gives: their value (the default for a deleted file) and the
+  /// identity to remember (`nil` for no file); `nil` when nothing changed.
+  func adopted(fallback: Value) -> (value: Value, identity: FileIdentity?)? {
+    switch self {
+    case .unchanged: return nil
+    case .deleted: return (fallback, nil)
+    case .replaced(let theirs, _, let identity): return (theirs, identity)
+    }
+  }
 }
