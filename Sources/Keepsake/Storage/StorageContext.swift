@@ -23,6 +23,9 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   private let makePreferences: @Sendable (String?) -> any PreferencesStore
   private let suites = Mutex<[String: any PreferencesStore]>([:])
   let references = Mutex<[SharedKeyID: ReferenceSlot]>([:])
+  /// Per folder a key was opened in: the temporary files dead writers left there, found by one
+  /// listing (see `TemporaryFile.removeAbandoned(besides:in:)`).
+  let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
   @usableFromInline let changeTracking = SharedChangeTracking()
 
