@@ -12,8 +12,9 @@ import Foundation
 ///
 /// A key whose watch could not be set up keeps working (it is watched as soon as a retry
 /// succeeds), and ``Shared/watchError`` says why it is blind meanwhile. Without a watch a key
-/// still never overwrites another process's data (every save compares the file first, DESIGN.md
-/// rule 7), but it only sees their changes when it saves or reloads.
+/// still never overwrites another process's data (every save compares the file first: the
+/// data-safety rule "Processes that share a file lose nothing", <doc:DataSafety>), but it only
+/// sees their changes when it saves or reloads.
 ///
 /// ```swift
 /// if let error = $document.watchError {

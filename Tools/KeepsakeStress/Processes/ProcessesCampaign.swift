@@ -2,7 +2,7 @@ import Foundation
 import Keepsake
 
 /// Many processes add items to one file at once, and not one item may be lost or doubled
-/// (DESIGN.md, rule 7).
+/// (data-safety rule "Processes that share a file lose nothing", DataSafety.md).
 ///
 /// Three parts, on the real disk:
 /// 1. *Transactions*: N processes (`keepsake-stress processes-child --mode transactions`) each
