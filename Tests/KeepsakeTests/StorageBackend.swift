@@ -8,7 +8,7 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
   /// The test's own in-memory disk.
   case inMemory
   /// The real file system, confined to a fresh temporary folder.
-  case realDisk
+  case confined
 
   var testDescription: String { rawValue }
 
@@ -16,9 +16,9 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
   func run(_ body: (TestDisk) async throws -> Void) async throws {
     switch self {
     case .inMemory:
-      let context = StorageContext.ephemeral(name: "in-memory backend")
+      let context = StorageContext.inMemory(name: "in-memory backend")
       try await StorageContext.withValue(context) { try await body(TestDisk(context: context)) }
-    case .realDisk:
+    case .confined:
       let folder = try TemporaryFolder()
       let context = StorageContext.confined(to: folder.url)
       try await StorageContext.withValue(context) {

@@ -11,8 +11,8 @@ struct TwoContexts {
   let second: StorageContext
 
   init() {
-    first = .ephemeral(name: "process A", fileSystem: disk)
-    second = .ephemeral(name: "process B", fileSystem: disk)
+    first = .inMemory(name: "process A", fileSystem: disk)
+    second = .inMemory(name: "process B", fileSystem: disk)
   }
 
   /// A `Shared` of `key` as the first process sees it.

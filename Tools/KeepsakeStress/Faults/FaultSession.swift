@@ -29,7 +29,7 @@ struct FaultSession {
     disk.setContents(Self.initialBytes, at: url, notifyingWatchers: false)
     let counter = FaultCounter(failing: target, with: fault)
     disk.faultHandler = counter.handler
-    let context = StorageContext.ephemeral(name: "fault sweep", fileSystem: fileSystem(disk))
+    let context = StorageContext.inMemory(name: "fault sweep", fileSystem: fileSystem(disk))
     var outcome = Outcome()
     await StorageContext.withValue(context) {
       await script(disk: disk, counter: counter, outcome: &outcome)

@@ -63,7 +63,7 @@ public struct FuzzBatch: Sendable {
     disk.setContents(fuzzCase.bytes, at: Self.url, notifyingWatchers: false)
     let expected = Swift.Result { () throws(FormatError) in try DraftsFormat.decode(fuzzCase.bytes)
     }
-    let context = StorageContext.ephemeral(
+    let context = StorageContext.inMemory(
       name: "fuzz \(fuzzCase.index)", fileSystem: fileSystem(disk))
     let label = "case \(fuzzCase.index) (\(fuzzCase.fixture), \(fuzzCase.damage))"
     await StorageContext.withValue(context) {
