@@ -3,7 +3,7 @@ import Synchronization
 
 /// A key that keeps its value in a file, as JSON or in a versioned format.
 ///
-/// Data-safety guarantees (<doc:DataSafety>):
+/// Data-safety guarantees (see the Data safety article):
 /// - A file that exists but cannot be read or decoded (or is empty) is never overwritten: the
 ///   key reports a ``SharedLoadError`` naming the file and the coding path, and saves nothing
 ///   over it until the app calls ``Shared/replaceUnreadableData()``, which first puts the bytes
@@ -22,7 +22,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
-  /// get a clear error at once", <doc:DataSafety>).
+  /// get a clear error at once"; see the Data safety article).
   public let maximumFileSize: Int
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
   public let loadsInBackground: Bool

@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// Writes pending coalesced saves when the process exits normally (data-safety rule "An
-/// acknowledged save is on disk", <doc:DataSafety>).
+/// acknowledged save is on disk"; see the Data safety article).
 ///
 /// A command-line program that changes a file key and returns from `main` would otherwise lose
 /// the change still waiting for its coalesced save. An `atexit` handler, registered the first

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a save found when another process had changed the same stored data, and what it did so that
-/// neither side's data was lost (data-safety rule "Processes that share a file lose nothing",
-/// <doc:DataSafety>).
+/// neither side's data was lost (data-safety rule "Processes that share a file lose nothing";
+/// see the Data safety article).
 ///
 /// Observe ``Shared/lastConflict`` to tell the person using the app, for example:
 ///

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// While a key has a load error it is *protected*: automatic saves do not touch the stored data
 /// and explicit saves throw ``SharedSaveError/protected(_:)`` (the data-safety rule "A file
-/// Keepsake cannot read is never overwritten, truncated or deleted by Keepsake", see
-/// <doc:DataSafety>).
+/// Keepsake cannot read is never overwritten, truncated or deleted by Keepsake"; see the
+/// Data safety article).
 public struct SharedLoadError: Error, Sendable, CustomStringConvertible,
   CustomDebugStringConvertible
 {

@@ -5,7 +5,7 @@
 /// it, it merges three values: the *base* (what this reference last read or wrote), *ours* (the
 /// value in memory) and *theirs* (the file now). The merged value becomes the value in memory
 /// (observers are told) and is what is written (data-safety rule "Processes that share a file lose
-/// nothing", <doc:DataSafety>).
+/// nothing"; see the Data safety article).
 ///
 /// Values that conform to ``SharedMergeable`` merge by themselves. Arrays of `Identifiable &
 /// Equatable` elements and dictionaries of `Equatable` values do out of the box, so most

@@ -24,13 +24,14 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     /// Any other `errno`.
     case posix(code: Int32)
     /// The path names something other than a regular file, which is refused without reading
-    /// it (data-safety rule "Bad files get a clear error at once", <doc:DataSafety>).
+    /// it (data-safety rule "Bad files get a clear error at once"; see the Data safety article).
     ///
     /// `kind` says what was found, as an indefinite noun: "a FIFO", "a character device",
     /// "a block device", "a socket", "a directory" or "a special file".
     case notARegularFile(kind: String)
-    /// The file is larger than the limit it was read with, in bytes; it was refused without
-    /// being read whole (data-safety rule "Bad files get a clear error at once", <doc:DataSafety>).
+    /// The file is larger than the limit it was read with, in bytes; it was refused without being
+    /// read whole (data-safety rule "Bad files get a clear error at once"; see the Data safety
+    /// article).
     ///
     /// For a file that grew past the limit while it was read, `size` is its size when that was
     /// noticed.

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// The real disk, written with the atomic, durable protocol of data-safety rule "Writes are atomic
-/// and durable" (<doc:DataSafety>).
+/// and durable" (see the Data safety article).
 ///
 /// `Data.write(options: .atomic)` is not used: measured on Linux it never flushes the folder (so
 /// the rename may not survive a power loss), resets a `0600` file to `0644`, and replaces a

@@ -12,9 +12,9 @@ import Synchronization
 /// Records every system call a ``LocalFileSystem`` makes through ``SystemCalls``, in order and
 /// with its paths, and forwards it to the real one (or fails it, when told to).
 ///
-/// For tests of the durable-write protocol (data-safety rule "Writes are atomic and durable",
-/// <doc:DataSafety>) and for the power-loss campaign, which replays the log to find every state a
-/// power cut could leave:
+/// For tests of the durable-write protocol (data-safety rule "Writes are atomic and durable"; see
+/// the Data safety article) and for the power-loss campaign, which replays the log to find every
+/// state a power cut could leave:
 ///
 /// ```swift
 /// let recorder = SystemCallRecorder()

@@ -19,8 +19,8 @@ import Synchronization
 ///   writes back only the keys this process changed, so two processes writing different keys
 ///   lose neither;
 /// - never overwrites a suite file it cannot read (data-safety rule "A file Keepsake cannot read is
-///   never overwritten", <doc:DataSafety>): writes fail with the read error and the file is left as
-///   it is;
+///   never overwritten"; see the Data safety article): writes fail with the read error and the file
+///   is left as it is;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 public final class FilePreferences: PreferencesStore {
   /// The suite's file.
