@@ -5,7 +5,7 @@ import KeepsakeTesting
 import Testing
 
 /// Storage faults scripted in the same text form as a mock's faults.
-@Suite("Fault plans for the in-memory disk")
+@Suite("Fault plans for the in-memory file system")
 struct FaultPlanBridgeTests {
   let url = URL(fileURLWithPath: "/app/notes.json")
 

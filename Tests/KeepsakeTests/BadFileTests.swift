@@ -118,7 +118,7 @@ struct BadFileTests {
     #expect(folder.names == ["store.json"] + BadFile.linkLoop.companions)
   }
 
-  @Test("The in-memory disk refuses a file over the limit the same way, and keeps it")
+  @Test("The in-memory file system refuses a file over the limit the same way, and keeps it")
   func inMemoryLimit() throws {
     let disk = InMemoryFileSystem()
     let url = URL(fileURLWithPath: "/data/store.json")

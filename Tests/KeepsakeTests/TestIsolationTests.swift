@@ -87,6 +87,17 @@ struct TestIsolationTests {
       #expect(!FileManager.default.fileExists(atPath: url.path))
     }
   }
+
+  @Test(
+    "In-memory and confined contexts are isolated storage; the live one is not",
+    arguments: [
+      (StorageContext.inMemory(), true),
+      (StorageContext.confined(to: FileManager.default.temporaryDirectory), true),
+      (StorageContext.live, false),
+    ])
+  func isolatedContexts(context: StorageContext, isIsolated: Bool) {
+    #expect(context.isIsolated == isIsolated)
+  }
 }
 
 @Suite("Isolation, run twice", .isolatedStorage)

@@ -1,7 +1,7 @@
 import Foundation
 import Keepsake
 
-/// Two storage contexts over one in-memory disk: two processes sharing a file, in one test.
+/// Two storage contexts over one in-memory file system: two processes sharing a file, in one test.
 ///
 /// Each context has its own references, as each process does; the disk, its lock files and its
 /// watchers are shared, as a real disk's are.

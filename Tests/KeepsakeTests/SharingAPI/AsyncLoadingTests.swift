@@ -72,7 +72,7 @@ struct AsyncLoadingTests {
     #expect(flags.wrappedValue == ["a": true], "an error keeps the value")
   }
 
-  /// An in-memory disk whose reads wait until the test opens the gate.
+  /// An in-memory file system whose reads wait until the test opens the gate.
   final class GatedDisk: ForwardingFileSystem, @unchecked Sendable {
     // NB: `gate` is a semaphore and `gated` an atomic; `disk` is Sendable.
     let disk: InMemoryFileSystem

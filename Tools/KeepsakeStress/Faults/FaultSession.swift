@@ -2,8 +2,8 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
-/// One scripted session of loads, mutations and saves on a faulty in-memory disk, checking the
-/// file after every step.
+/// One scripted session of loads, mutations and saves on a faulty in-memory file system, checking
+/// the file after every step.
 struct FaultSession {
   let fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem
   let url = FaultSweepCampaign.url

@@ -21,7 +21,7 @@ public struct FaultSweepCampaign: Sendable {
     public var faults: [FileSystemFault] = [
       .fail(.diskFull), .fail(.permissionDenied), .fail(.ioError), .shortWrite(written: 64),
     ]
-    /// Builds the file system keys use from the faulty in-memory disk.
+    /// Builds the file system keys use from the faulty in-memory file system.
     ///
     /// The default uses the disk itself; the campaign's tests wrap it in a deliberately broken
     /// writer.

@@ -30,7 +30,7 @@ public struct CorruptionFuzzCampaign: Sendable {
     public var executable: String?
     /// Cases per child process.
     public var batchSize = 2_500
-    /// Builds the file system keys use from the in-memory disk, for in-process runs (the
+    /// Builds the file system keys use from the in-memory file system, for in-process runs (the
     /// default uses it directly); the campaign's tests wrap it in a broken one.
     public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 
