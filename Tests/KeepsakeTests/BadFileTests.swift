@@ -9,9 +9,9 @@ import Testing
   import Darwin
 #endif
 
-/// DESIGN.md rule 8: a FIFO, a device, a socket or a directory at a key's path, a file over the
-/// size limit and a link loop get a clear error at once, on the real disk, and are left as they
-/// are.
+/// data-safety rule "Bad files get a clear error at once" (DataSafety.md): a FIFO, a device, a
+/// socket or a directory at a key's path, a file over the size limit and a link loop get a clear
+/// error at once, on the real disk, and are left as they are.
 @Suite("Bad files")
 struct BadFileTests {
   let fileSystem = LocalFileSystem()
@@ -118,7 +118,7 @@ struct BadFileTests {
     #expect(folder.names == ["store.json"] + BadFile.linkLoop.companions)
   }
 
-  @Test("The in-memory disk refuses a file over the limit the same way, and keeps it")
+  @Test("The in-memory file system refuses a file over the limit the same way, and keeps it")
   func inMemoryLimit() throws {
     let disk = InMemoryFileSystem()
     let url = URL(fileURLWithPath: "/data/store.json")
@@ -168,7 +168,8 @@ struct BadFileTests {
   }
 }
 
-/// The kinds of bad file rule 8 names, each made at a key's path on the real disk.
+/// The kinds of bad file the rule "Bad files get a clear error at once" names, each made at a key's
+/// path on the real disk.
 enum BadFile: String, CaseIterable, CustomTestStringConvertible, Sendable {
   case fifo
   case deviceLink
@@ -293,9 +294,9 @@ struct FileSnapshot: Equatable {
 /// Runs `body` on a thread of its own and returns its outcome, or `nil` when it has not returned
 /// within `seconds`.
 ///
-/// NB: the deadline only turns a hang (the bug rule 8 is about) into a failure instead of a test
-/// run that never ends; it is not a speed requirement, so it is generous for a loaded machine.
-/// A thread that never returns is abandoned.
+/// NB: the deadline only turns a hang (the bug the rule "Bad files get a clear error at once" is
+/// about) into a failure instead of a test run that never ends; it is not a speed requirement, so
+/// it is generous for a loaded machine. A thread that never returns is abandoned.
 func returning<T: Sendable>(
   within seconds: Double = 5, _ body: @escaping @Sendable () throws -> T
 ) async -> Result<T, any Error>? {

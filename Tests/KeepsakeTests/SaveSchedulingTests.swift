@@ -153,8 +153,8 @@ struct SaveSchedulingTests {
       memory.setContents(
         Data("half".utf8), at: URL(fileURLWithPath: "/app/.\(name).json.keepsake-tmp-\(pid)-1"))
     }
-    let context = StorageContext(name: "listing", fileSystem: counter, isEphemeral: true) { _ in
-      EphemeralPreferences()
+    let context = StorageContext(name: "listing", fileSystem: counter, isIsolated: true) { _ in
+      InMemoryPreferences()
     }
     let keys = StorageContext.withValue(context) {
       names.map { Shared(.fileStorage(URL(fileURLWithPath: "/app/\($0).json")), default: 0) }

@@ -51,14 +51,14 @@ struct TestIsolationTests {
     #expect(memory == value)
   }
 
-  @Test("Under test, storage is ephemeral and the real locations stay untouched")
+  @Test("Under test, storage is isolated and the real locations stay untouched")
   func realLocationsUntouched() async throws {
     let home = FileManager.default.homeDirectoryForCurrentUser
     let probe = home.appendingPathComponent(".keepsake-probe-\(UUID().uuidString).json")
     @Shared(.fileStorage(probe)) var value = 0
     $value.withLock { $0 = 1 }
     try await $value.save()
-    #expect($value.storageContext.isEphemeral)
+    #expect($value.storageContext.isIsolated)
     #expect(!FileManager.default.fileExists(atPath: probe.path))
     let suite = "keepsake-probe-\(UUID().uuidString)"
     @Shared(.appStorage("probe", suiteName: suite)) var flag = false
@@ -71,13 +71,13 @@ struct TestIsolationTests {
   @Test("A detached task with no current test still never reaches live storage")
   func detachedWithoutReference() async {
     let context = await Task.detached { StorageContext.current }.value
-    #expect(context.isEphemeral)
+    #expect(context.isIsolated)
     #expect(context !== StorageContext.live)
   }
 
-  @Test("The real disk can be opted into, confined to a temporary folder")
-  func realDiskOptIn() async throws {
-    try await withRealDisk { folder in
+  @Test("Confined storage opts into the real disk, under a temporary folder")
+  func confinedStorageOptIn() async throws {
+    try await withConfinedStorage { folder in
       let url = URL(fileURLWithPath: "/etc/keepsake/opt-in.json")
       @Shared(.fileStorage(url)) var value = 0
       $value.withLock { $0 = 5 }
@@ -86,6 +86,17 @@ struct TestIsolationTests {
       #expect(try Data(contentsOf: placed) == Data("5".utf8))
       #expect(!FileManager.default.fileExists(atPath: url.path))
     }
+  }
+
+  @Test(
+    "In-memory and confined contexts are isolated storage; the live one is not",
+    arguments: [
+      (StorageContext.inMemory(), true),
+      (StorageContext.confined(to: FileManager.default.temporaryDirectory), true),
+      (StorageContext.live, false),
+    ])
+  func isolatedContexts(context: StorageContext, isIsolated: Bool) {
+    #expect(context.isIsolated == isIsolated)
   }
 }
 

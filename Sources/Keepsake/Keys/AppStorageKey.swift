@@ -1,7 +1,7 @@
 import Foundation
 
 /// A key that keeps its value in preferences: `UserDefaults` on Apple platforms, Keepsake's own
-/// ``FilePreferences`` on Linux, a throwaway store under test.
+/// ``FilePreferences`` on Linux, in-memory preferences under test.
 ///
 /// Supports `Bool`, `Int`, `Double`, `String`, `Data`, `URL`, `Date`, `[String]`,
 /// `RawRepresentable` values with `String` or `Int` raw values, and any `Codable` value (stored
@@ -63,7 +63,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     }
     guard let value = coding.decode(stored) else {
       throw SharedLoadError(
-        key: id, underlying: AppStorageError.unexpectedType(key: key, stored: stored))
+        keyID: id, underlying: AppStorageError.unexpectedType(key: key, stored: stored))
     }
     return value
   }
@@ -86,14 +86,28 @@ extension AppStorageKey: DurableKey {
 }
 
 /// A preference that holds a value of another type than its key expects.
-public enum AppStorageError: Error, Equatable, Sendable, CustomStringConvertible {
+///
+/// Its `description` names the preference and the type it holds, never the value, which is the
+/// user's; `debugDescription` and the case's `stored` value have it.
+public enum AppStorageError: Error, Equatable, Sendable, CustomStringConvertible,
+  CustomDebugStringConvertible
+{
   /// The stored value cannot be read as the key's type.
   case unexpectedType(key: String, stored: PreferenceValue)
 
   public var description: String {
     switch self {
     case .unexpectedType(let key, let stored):
-      return "the preference '\(key)' holds \(stored), which is not of the expected type."
+      return
+        "the preference '\(key)' holds \(stored.typeDescription), which is not of the expected "
+        + "type."
+    }
+  }
+
+  /// ``description``, then the stored value itself: for logs a developer reads.
+  public var debugDescription: String {
+    switch self {
+    case .unexpectedType(_, let stored): "\(description) Stored value: \(stored)"
     }
   }
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A key that keeps its value in a file, as JSON or in a versioned format.
 ///
-/// Data-safety guarantees (DESIGN.md):
+/// Data-safety guarantees (see the Data safety article):
 /// - A file that exists but cannot be read or decoded (or is empty) is never overwritten: the
 ///   key reports a ``SharedLoadError`` naming the file and the coding path, and saves nothing
 ///   over it until the app calls ``Shared/replaceUnreadableData()``, which first puts the bytes
@@ -27,7 +27,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
-  /// The largest file the key reads; a larger one is refused unread (DESIGN.md, rule 8).
+  /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
+  /// get a clear error at once"; see the Data safety article).
   public let maximumFileSize: Int
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
   public let loadsInBackground: Bool
@@ -100,7 +101,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let lock = try lock(in: context)
     defer { lock.release() }
     // NB: someone else may have replaced the file since it was read, maybe with data this
-    // version cannot read (a newer app's format). Check before writing over it (rule 1).
+    // version cannot read (a newer app's format). Check before writing over it (rule "A file
+    // Keepsake cannot read is never overwritten").
     _ = try storedChange(in: context)
     try write(value, in: context)
   }
@@ -136,7 +138,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       if data.isEmpty { throw FileContentError.empty }
       return try decode(data)
     } catch {
-      throw SharedLoadError(key: id, url: url, underlying: error)
+      throw SharedLoadError(keyID: id, url: url, underlying: error)
     }
   }
 
@@ -144,7 +146,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     do {
       return try body()
     } catch {
-      throw SharedLoadError(key: id, url: url, underlying: error)
+      throw SharedLoadError(keyID: id, url: url, underlying: error)
     }
   }
 }

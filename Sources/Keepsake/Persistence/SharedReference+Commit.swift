@@ -1,6 +1,7 @@
 import Foundation
 
-/// The cross-process save protocol of file keys (DESIGN.md, rule 7).
+/// The cross-process save protocol of file keys (data-safety rule "Processes that share a file
+/// lose nothing"; see the Data safety article).
 ///
 /// Every save, and every transaction, runs on the reference's writer queue:
 /// 1. take the file's exclusive lock (or use the one a transaction holds);
@@ -94,7 +95,7 @@ extension SharedReference {
     if key.merge != nil { base.withLock { $0 = plan.snapshot } }
     setSaveError(nil)
     if let resolution = plan.resolution {
-      report(SharedConflict(key: key.id, url: key.url, resolution: resolution))
+      report(SharedConflict(keyID: key.id, url: key.url, resolution: resolution))
     }
     if let bodyError { throw bodyError }
   }
@@ -156,7 +157,7 @@ extension SharedReference {
   }
 
   private func failed(_ error: any Error) -> SharedSaveError {
-    let saveError = SharedSaveError.writeFailed(key: key.id, underlying: error)
+    let saveError = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
     setSaveError(saveError)
     return saveError
   }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A key whose writes are queued and must be made durable by a separate step: preferences,
-/// whose store writes in the background (DESIGN.md, rule 5: an acknowledged save is on disk).
+/// whose store writes in the background (data-safety rule "An acknowledged save is on disk").
 protocol DurableKey: Sendable {
   /// Writes what the key queued durably, and reports the error of a write that failed.
   func synchronize(in context: StorageContext) throws
@@ -75,7 +75,7 @@ extension SharedReference {
         return error
       } catch {
         // NB: a commit without a body throws only save errors; wrap anything else honestly.
-        let wrapped = SharedSaveError.writeFailed(key: key.id, underlying: error)
+        let wrapped = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
         setSaveError(wrapped)
         return wrapped
       }
@@ -101,7 +101,7 @@ extension SharedReference {
         setLoadError(loadError)
         saveError = .protected(loadError)
       } else {
-        saveError = .writeFailed(key: key.id, underlying: error)
+        saveError = .writeFailed(keyID: key.id, underlying: error)
       }
       setSaveError(saveError)
       return saveError
@@ -117,7 +117,7 @@ extension SharedReference {
       setSaveError(nil)
       return nil
     } catch {
-      let saveError = SharedSaveError.writeFailed(key: key.id, underlying: error)
+      let saveError = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
       setSaveError(saveError)
       return saveError
     }

@@ -203,7 +203,7 @@ class LastKnownProjection<Parent: Sendable, Value: Sendable>: SharedProjection<V
     if let outcome { return outcome }
     var copy = last.withLock { $0 }
     let result = try body(&copy)
-    MissingPart.warn(what, key: root.keyID)
+    MissingPart.warn(what, keyID: root.keyID)
     return result
   }
 
@@ -213,7 +213,7 @@ class LastKnownProjection<Parent: Sendable, Value: Sendable>: SharedProjection<V
       try self.modify(&parentValue, body)
     }
     if let outcome { return outcome }
-    throw MissingPart(what: what, key: root.keyID)
+    throw MissingPart(what: what, keyID: root.keyID)
   }
 }
 
@@ -264,18 +264,18 @@ final class UnwrappedProjection<Wrapped: Sendable>: LastKnownProjection<Wrapped?
 public struct MissingPart: Error, Sendable, CustomStringConvertible {
   /// What is missing.
   public var what: String
-  /// The key whose value it was part of.
-  public var key: SharedKeyID
+  /// The identity of the key whose value it was part of.
+  public var keyID: SharedKeyID
 
   public var description: String {
-    "\(what) of \(key) is gone (removed, or set to nil); the change made through its reference "
+    "\(what) of \(keyID) is gone (removed, or set to nil); the change made through its reference "
       + "was not applied."
   }
 
   /// Says so on standard error, as a runtime warning: the change was dropped, not crashed on.
-  static func warn(_ what: String, key: SharedKeyID) {
+  static func warn(_ what: String, keyID: SharedKeyID) {
     FileHandle.standardError.write(
-      Data("Keepsake: \(MissingPart(what: what, key: key))\n".utf8))
+      Data("Keepsake: \(MissingPart(what: what, keyID: keyID))\n".utf8))
   }
 }
 

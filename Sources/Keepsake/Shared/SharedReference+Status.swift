@@ -65,6 +65,6 @@ extension SharedReference {
 
   static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {
     if let error = error as? SharedLoadError { return error }
-    return SharedLoadError(key: key.id, underlying: error)
+    return SharedLoadError(keyID: key.id, underlying: error)
   }
 }

@@ -93,7 +93,8 @@ public final class InMemoryFileSystem: FileSystem {
     let path = Self.key(url)
     return try state.withLock { state in
       guard let data = state.files[path] else { return nil }
-      // Refused by its size before it is read, as the real disk does (rule 8).
+      // Refused by its size before it is read, as the real disk does (rule "Bad files get a clear
+      // error at once").
       if data.count > maximumSize {
         throw Self.record(
           .read, path, .tooLarge(size: Int64(data.count), limit: maximumSize), &state)

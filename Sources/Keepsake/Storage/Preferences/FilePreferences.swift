@@ -18,8 +18,9 @@ import Synchronization
 /// - takes an exclusive `flock` on a lock file beside the suite, re-reads the file under it and
 ///   writes back only the keys this process changed, so two processes writing different keys
 ///   lose neither;
-/// - never overwrites a suite file it cannot read (DESIGN.md, rule 1): writes fail with the
-///   read error and the file is left as it is;
+/// - never overwrites a suite file it cannot read (data-safety rule "A file Keepsake cannot read is
+///   never overwritten"; see the Data safety article): writes fail with the read error and the file
+///   is left as it is;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 public final class FilePreferences: PreferencesStore {
   /// The suite's file.
@@ -168,7 +169,11 @@ public final class FilePreferences: PreferencesStore {
     do {
       return try JSONInput.decode([String: PreferenceValue].self, from: data)
     } catch {
-      throw PreferencesError.unreadable(path: url.path, reason: String(describing: error))
+      // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
+      // codec), whose messages name types and keys but never a stored value, so their detail
+      // can be part of the description.
+      throw PreferencesError.unreadable(
+        path: url.path, reason: ErrorMessage.reason(error, includingDetail: true))
     }
   }
 
@@ -192,4 +197,8 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         + "and no changes are written to it until it is repaired or removed."
     }
   }
+}
+
+extension PreferencesError: DescribesUntouchedData {
+  var saysDataIsUntouched: Bool { true }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Preferences that live in memory only: the throwaway store a test gets for `.appStorage`.
-public final class EphemeralPreferences: PreferencesStore {
+/// Preferences that live in memory only: the store a test's isolated storage has for `.appStorage`.
+public final class InMemoryPreferences: PreferencesStore {
   private struct State {
     var values: [String: PreferenceValue] = [:]
     var observers = KeyedObservers()
