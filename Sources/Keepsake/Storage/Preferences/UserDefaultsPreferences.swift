@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Preferences kept by Foundation's `UserDefaults`: the default on Apple platforms.
 ///
@@ -46,9 +47,21 @@ public final class UserDefaultsPreferences: PreferencesStore {
     defaults.set(value?.propertyListObject, forKey: key)
   }
 
+  /// Calls `onChange` when `key` changes.
+  ///
+  /// On Apple platforms by key-value observing of the key itself, so a change made by another
+  /// process (an app extension on an App Group suite) is seen, and a change of another key wakes
+  /// no one. Elsewhere, and for keys KVO would read as a key path (with `.` or `@`), on
+  /// `UserDefaults.didChangeNotification`, which this process's changes of any key post.
   public func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
+    #if canImport(Darwin)
+      if !key.contains("."), !key.contains("@") {
+        let observer = DefaultsKeyObserver(defaults, key: key, onChange: onChange)
+        return StorageSubscription { observer.cancel() }
+      }
+    #endif
     let token = NotificationCenter.default.addObserver(
       forName: UserDefaults.didChangeNotification, object: nil, queue: nil
     ) { _ in onChange() }
@@ -60,6 +73,44 @@ public final class UserDefaultsPreferences: PreferencesStore {
     defaults.synchronize()
   }
 }
+
+#if canImport(Darwin)
+  /// Observes one key of a `UserDefaults` by KVO, which also reports other processes' changes.
+  private final class DefaultsKeyObserver: NSObject, @unchecked Sendable {
+    // NB: immutable after init but for `isObserving`, which a lock guards; `UserDefaults` is
+    // documented thread-safe.
+    private nonisolated(unsafe) let defaults: UserDefaults
+    private let key: String
+    private let onChange: @Sendable () -> Void
+    private let isObserving = Mutex(true)
+
+    init(_ defaults: UserDefaults, key: String, onChange: @escaping @Sendable () -> Void) {
+      self.defaults = defaults
+      self.key = key
+      self.onChange = onChange
+      super.init()
+      defaults.addObserver(self, forKeyPath: key, options: [], context: nil)
+    }
+
+    override func observeValue(
+      forKeyPath keyPath: String?, of object: Any?, change: [NSKeyValueChangeKey: Any]?,
+      context: UnsafeMutableRawPointer?
+    ) {
+      onChange()
+    }
+
+    /// Stops observing; later calls do nothing.
+    func cancel() {
+      let wasObserving = isObserving.withLock { observing in
+        defer { observing = false }
+        return observing
+      }
+      if wasObserving { defaults.removeObserver(self, forKeyPath: key, context: nil) }
+    }
+
+    deinit { cancel() }
+  }
+#endif
 
 /// Carries a value Foundation hands out without a `Sendable` annotation.
 private struct UncheckedBox<Value>: @unchecked Sendable {
