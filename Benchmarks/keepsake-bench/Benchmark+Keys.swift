@@ -3,6 +3,10 @@ import Foundation
 import Keepsake
 import Synchronization
 
+// NB: one scenario family, ten thousand keys, in one file of about 350 lines: creation and
+// churn (measured in a child process), live keys seeing outside writes, and keys beside a large
+// load share the helpers that write the small files.
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

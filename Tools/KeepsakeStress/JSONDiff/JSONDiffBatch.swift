@@ -2,6 +2,10 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
+// NB: one concept, a little over 300 lines: a batch of differential cases, each kind a short
+// branch of `CaseRun.perform()`, and the comparisons they share; the inputs, values and models
+// live in the other files of this folder.
+
 /// Runs a range of the differential campaign's cases in this process: Keepsake's JSON codec and
 /// Foundation's on the same values and bytes, tallying every disagreement.
 ///

@@ -1,5 +1,9 @@
 import Foundation
 
+// NB: one concept, a little over 300 lines: the decoder's shared state (input, position, pools
+// of containers, the error it reports); its reading of values, numbers and single values lives in
+// `JSONDecodingState+Values.swift`, `+Numbers.swift` and `+SingleValue.swift`.
+
 /// A failure that Foundation reports as "not valid JSON" however deep it happens: a malformed
 /// number, string escape or UTF-8 in a value that is decoded, or a number out of its type's range.
 ///

@@ -1,3 +1,7 @@
+// NB: longer than this project's files usually are: `UnkeyedDecodingContainer` asks for one
+// `decode` and one `decodeIfPresent` per primitive type, each a few lines that must stay concrete
+// (a generic body would box every element, the cost this codec exists to avoid).
+
 /// The fixed parts of an unkeyed container: its array, its path (it is the path's node), and its
 /// element count once known.
 final class JSONArrayFrame: CodingPathNode {
