@@ -135,7 +135,7 @@ public struct PowerLossCampaign: Sendable {
           fresh = try FreshOpen.observe(image, in: folder, writerPID: writerPID)
           observed[image] = fresh
         }
-        if !fresh.strayTemporary.isEmpty { tally.stray.insert(image); print("STRAY", fresh.strayTemporary) }
+        if !fresh.strayTemporary.isEmpty { tally.stray.insert(image) }
         let problems = expected.problems(in: fresh)
         guard !problems.isEmpty else { continue }
         tally.bad += 1
