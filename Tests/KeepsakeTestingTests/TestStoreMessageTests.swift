@@ -2,8 +2,10 @@ import Testing
 
 @testable import KeepsakeTesting
 
-/// Every text a `TestStore` reports, word for word: the text is what a developer reads when a
-/// test fails. The failure demonstrations in KeepsakeStoreTests show where each one is reported.
+/// Every text a `TestStore` reports, word for word.
+///
+/// The text is what a developer reads when a test fails. The failure demonstrations in
+/// KeepsakeStoreTests show where each one is reported.
 @Suite("TestStore messages")
 struct TestStoreMessageTests {
   struct Case: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// `.appStorage` keeps the same promises as files: an acknowledged save is on disk, a failed

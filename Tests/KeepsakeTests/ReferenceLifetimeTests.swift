@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// Thousands of keys: a reference lives while something holds it, is forgotten afterwards,

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// The storage a test body runs against, so one body checks the in-memory disk and the real
