@@ -27,7 +27,7 @@ struct FolderWatcherTests {
     }
     for file in files { try replaceAtomically(file, with: "[1]") }
 
-    let allSeen = await eventually { calls.allSatisfy { $0.count > 0 } }
+    let allSeen = await afterKernelEvents { calls.allSatisfy { $0.count > 0 } }
     let blind = calls.indices.filter { calls[$0].count == 0 }
     #expect(
       allSeen, "\(blind.count) of 300 files never saw their write, from #\(blind.first ?? -1)")
@@ -48,7 +48,7 @@ struct FolderWatcherTests {
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
 
-    #expect(await eventually { calls.count > 0 })
+    #expect(await afterKernelEvents { calls.count > 0 })
     withExtendedLifetime(subscription) {}
   }
 
@@ -65,7 +65,7 @@ struct FolderWatcherTests {
     #expect(watcher.watchedFolders == [path(folder.url)])
     #expect(watcher.subscriberCount == 1)
     try replaceAtomically(file, with: "[1]")
-    #expect(await eventually { calls.count == 1 })
+    #expect(await afterKernelEvents { calls.count == 1 })
 
     subscription.cancel()
     #expect(watcher.watchedFolderCount == 0)
@@ -76,7 +76,7 @@ struct FolderWatcherTests {
     let witness = Calls()
     let second = watcher.subscribe(file) { witness.record() }
     try replaceAtomically(file, with: "[2]")
-    #expect(await eventually { witness.count > 0 })
+    #expect(await afterKernelEvents { witness.count > 0 })
     #expect(calls.count == 1)
     withExtendedLifetime(second) {}
   }
@@ -95,12 +95,12 @@ struct FolderWatcherTests {
     #expect(watcher.subscriberCount == 2)
 
     try replaceAtomically(folder.file("first.json"), with: "[1]")
-    #expect(await eventually { first.count > 0 })
+    #expect(await afterKernelEvents { first.count > 0 })
     #expect(second.count == 0)
     let firstCalls = first.count
 
     try replaceAtomically(folder.file("second.json"), with: "[2]")
-    #expect(await eventually { second.count > 0 })
+    #expect(await afterKernelEvents { second.count > 0 })
     #expect(first.count == firstCalls)
     withExtendedLifetime(subscriptions) {}
   }
@@ -118,10 +118,11 @@ struct FolderWatcherTests {
 
     // All three folders at once, as `mkdir -p` makes them.
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    #expect(await eventually { calls.count == 1 && watcher.watchedFolders == [path(folder)] })
+    #expect(
+      await afterKernelEvents { calls.count == 1 && watcher.watchedFolders == [path(folder)] })
 
     try replaceAtomically(file, with: "[1]")
-    #expect(await eventually { calls.count == 2 })
+    #expect(await afterKernelEvents { calls.count == 2 })
     withExtendedLifetime(subscription) {}
   }
 
@@ -141,12 +142,12 @@ struct FolderWatcherTests {
       watcher.subscribe(file) { calls.record() },
     ]
     try replaceAtomically(root.file("blocker"), with: "")
-    #expect(await eventually { blocker.count == 1 })
+    #expect(await afterKernelEvents { blocker.count == 1 })
 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try replaceAtomically(file, with: "[1]")
     gate.signal()
-    #expect(await eventually { calls.count > 0 })
+    #expect(await afterKernelEvents { calls.count > 0 })
     #expect(watcher.watchedFolders == [path(root.url), path(folder)])
     withExtendedLifetime(subscriptions) {}
   }
@@ -168,7 +169,7 @@ struct FolderWatcherTests {
       calls.record()
     }
     #expect(watcher.watchedFolders == [path(folder)])
-    #expect(await eventually { calls.count == 1 })
+    #expect(await afterKernelEvents { calls.count == 1 })
     withExtendedLifetime(subscription) {}
   }
 
@@ -185,13 +186,15 @@ struct FolderWatcherTests {
 
     // The subscriber is told its file is gone with its folder, and waits in the parent.
     #expect(rmdir(folder.path) == 0)
-    #expect(await eventually { calls.count == 1 && watcher.watchedFolders == [path(root.url)] })
+    #expect(
+      await afterKernelEvents { calls.count == 1 && watcher.watchedFolders == [path(root.url)] })
 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    #expect(await eventually { calls.count == 2 && watcher.watchedFolders == [path(folder)] })
+    #expect(
+      await afterKernelEvents { calls.count == 2 && watcher.watchedFolders == [path(folder)] })
 
     try replaceAtomically(file, with: "[1]")
-    #expect(await eventually { calls.count == 3 })
+    #expect(await afterKernelEvents { calls.count == 3 })
     withExtendedLifetime(subscription) {}
   }
 
@@ -208,10 +211,12 @@ struct FolderWatcherTests {
 
     // The file left with its folder, though nothing was deleted.
     #expect(rename(folder.path, root.file("moved").path) == 0)
-    #expect(await eventually { calls.count == 1 && watcher.watchedFolders == [path(root.url)] })
+    #expect(
+      await afterKernelEvents { calls.count == 1 && watcher.watchedFolders == [path(root.url)] })
 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    #expect(await eventually { calls.count == 2 && watcher.watchedFolders == [path(folder)] })
+    #expect(
+      await afterKernelEvents { calls.count == 2 && watcher.watchedFolders == [path(folder)] })
     withExtendedLifetime(subscription) {}
   }
 
@@ -263,10 +268,10 @@ struct FolderWatcherTests {
     #expect(watcher.failures.isEmpty)
     #expect(watcher.watchedFolders == [path(refused)])
     // Blind until now, so told once.
-    #expect(await eventually { calls.count == 1 })
+    #expect(await afterKernelEvents { calls.count == 1 })
 
     try replaceAtomically(refused.appendingPathComponent("items.json"), with: "[1]")
-    #expect(await eventually { calls.count == 2 })
+    #expect(await afterKernelEvents { calls.count == 2 })
     withExtendedLifetime(second) {}
   }
 
@@ -291,7 +296,7 @@ struct FolderWatcherTests {
       let second = watcher.subscribe(root.file("second.json")) {}
       #expect(watcher.failures.isEmpty)
       #expect(watcher.watchedFolders == [path(root.url)])
-      #expect(await eventually { calls.count == 1 })
+      #expect(await afterKernelEvents { calls.count == 1 })
       withExtendedLifetime([first, second]) {}
     }
 
@@ -316,7 +321,7 @@ struct FolderWatcherTests {
         watcher.subscribe(quiet.appendingPathComponent("items.json")) { quietCalls.record() },
       ]
       try replaceAtomically(busy.appendingPathComponent("items.json"), with: "[1]")
-      #expect(await eventually { busyCalls.count == 1 })
+      #expect(await afterKernelEvents { busyCalls.count == 1 })
 
       // Each pair of renames queues four events; twice the queue's size is sure to overflow it.
       let limit =
@@ -332,7 +337,7 @@ struct FolderWatcherTests {
       gate.signal()
 
       // Nothing happened in the quiet folder: only the overflow can have told its subscriber.
-      #expect(await eventually { quietCalls.count > 0 })
+      #expect(await afterKernelEvents { quietCalls.count > 0 })
       withExtendedLifetime(subscriptions) {}
     }
   #endif
@@ -352,17 +357,6 @@ private final class Calls: Sendable {
   }
 
   var count: Int { value.withLock { $0 } }
-}
-
-/// Polls `condition` until it holds, for at most 10 seconds; a timing-independent wait for a
-/// callback that must come.
-private func eventually(_ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .seconds(10)
-  while !condition() {
-    if ContinuousClock.now >= deadline { return false }
-    try? await Task.sleep(for: .milliseconds(5))
-  }
-  return true
 }
 
 /// Replaces a file the way another process's atomic save does: a temporary file in the same

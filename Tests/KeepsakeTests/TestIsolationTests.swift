@@ -4,17 +4,35 @@ import KeepsakeTesting
 import Synchronization
 import Testing
 
-/// Lets two parallel tests wait (boundedly) until both have written.
+/// Lets two parallel tests wait until both have written, so each checks its values while the
+/// other's are in place.
+///
+/// NB: bounded: when the other test does not run at the same time (a filtered or serial run),
+/// the wait ends after 5 seconds and the test checks its own values alone.
 actor Rendezvous {
   static let shared = Rendezvous()
   private var arrived: Set<String> = []
+  /// Who waits, for whom.
+  private var waiting: [UUID: (other: String, continuation: CheckedContinuation<Void, Never>)] =
+    [:]
 
   func arrive(_ name: String, waitingFor other: String) async {
     arrived.insert(name)
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !arrived.contains(other) && ContinuousClock.now < deadline {
-      await Task.yield()
+    for (id, waiter) in waiting where waiter.other == name {
+      waiting.removeValue(forKey: id)?.continuation.resume()
     }
+    guard !arrived.contains(other) else { return }
+    let id = UUID()
+    let timer = Task {
+      try? await Task.sleep(for: .seconds(5))
+      self.stopWaiting(id)
+    }
+    await withCheckedContinuation { waiting[id] = (other, $0) }
+    timer.cancel()
+  }
+
+  private func stopWaiting(_ id: UUID) {
+    waiting.removeValue(forKey: id)?.continuation.resume()
   }
 }
 
