@@ -20,12 +20,21 @@ struct TestStoreMessageTests {
     Case(
       name: "unhandled actions",
       message: TestStoreMessage.unhandledActions(
-        [".a", ".b(1)"], when: "before sending an action"),
+        [".a", ".b(1)"], when: "before \(TestStoreMessage.Step.sending)"),
       expected: "Must handle 2 received action(s) before sending an action:\n\n  .a\n  .b(1)"),
     Case(
       name: "actions not asserted by a non-exhaustive store",
-      message: TestStoreMessage.actionsNotAsserted([".a"], before: "finishing"),
+      message: TestStoreMessage.actionsNotAsserted([".a"], before: TestStoreMessage.Step.finishing),
       expected: "1 received action(s) were not asserted before finishing:\n\n  .a"),
+    Case(
+      name: "actions not asserted before asserting",
+      message: TestStoreMessage.actionsNotAsserted([".a"], before: TestStoreMessage.Step.asserting),
+      expected: "1 received action(s) were not asserted before asserting:\n\n  .a"),
+    Case(
+      name: "actions left when leaving withExhaustivity",
+      message: TestStoreMessage.unhandledActions(
+        [".a"], when: "before \(TestStoreMessage.Step.leavingWithExhaustivity)"),
+      expected: "Must handle 1 received action(s) before leaving withExhaustivity:\n\n  .a"),
     Case(
       name: "actions never asserted when the store goes away",
       message: TestStoreMessage.actionsNeverAsserted(count: 3),

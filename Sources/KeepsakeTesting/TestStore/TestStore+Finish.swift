@@ -109,7 +109,7 @@ extension TestStore {
     defer {
       if exhaustivity != .on, previous == .on {
         handlePendingActions(
-          before: "leaving withExhaustivity",
+          before: TestStoreMessage.Step.leavingWithExhaustivity,
           at: IssueReporter.Location(
             fileID: fileID, filePath: filePath, line: line, column: column))
         acceptCurrentState()
@@ -154,7 +154,7 @@ extension TestStore {
         reporter.reportKnown(TestStoreMessage.skipped(message), at: location)
       }
     }
-    handlePendingActions(before: "finishing", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.finishing, at: location)
     check(
       actual: observe(), closure: nil,
       unexpectedChange: TestStoreMessage.unassertedChangeAtFinish,

@@ -202,7 +202,7 @@ public final class TestStore<State, Action: Sendable> {
   ) async -> StoreTask {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    handlePendingActions(before: "sending an action", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.sending, at: location)
     ledger.setFinished(false)
     let dependencies = self.dependencies.applying(scope: DependencyValues.scoped)
     let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
@@ -233,7 +233,7 @@ public final class TestStore<State, Action: Sendable> {
   ) {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    handlePendingActions(before: "asserting", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.asserting, at: location)
     let actual = observe()
     withoutActuallyEscaping(updateStateToExpectedResult) { closure in
       check(actual: actual, closure: closure, at: location)

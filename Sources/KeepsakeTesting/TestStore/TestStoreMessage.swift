@@ -4,6 +4,14 @@
 /// pinned word for word by `TestStoreMessageTests`. Actions, payloads and effect origins arrive
 /// already rendered (`ValueDump.render`), one string each.
 enum TestStoreMessage {
+  /// The steps before which received actions must have been asserted, as messages name them.
+  enum Step {
+    static let sending = "sending an action"
+    static let asserting = "asserting"
+    static let finishing = "finishing"
+    static let leavingWithExhaustivity = "leaving withExhaustivity"
+  }
+
   // MARK: - Received actions
 
   /// Received actions left unasserted when an exhaustive store takes its next step.
