@@ -92,9 +92,9 @@ struct TestIsolationTests {
     #expect(context !== StorageContext.live)
   }
 
-  @Test("The real disk can be opted into, confined to a temporary folder")
+  @Test("The real disk can be opted into, confined to a temporary folder removed after")
   func realDiskOptIn() async throws {
-    try await withRealDisk { folder in
+    let used = try await withRealDisk { folder in
       let url = URL(fileURLWithPath: "/etc/keepsake/opt-in.json")
       @Shared(.fileStorage(url)) var value = 0
       $value.withLock { $0 = 5 }
@@ -102,6 +102,8 @@ struct TestIsolationTests {
       let placed = folder.appendingPathComponent("etc/keepsake/opt-in.json")
       #expect(try Data(contentsOf: placed) == Data("5".utf8))
       #expect(!FileManager.default.fileExists(atPath: url.path))
+      return folder
     }
+    #expect(!FileManager.default.fileExists(atPath: used.path), "the folder is removed after")
   }
 }
