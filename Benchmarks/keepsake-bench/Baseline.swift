@@ -9,7 +9,8 @@ import Synchronization
 #endif
 
 /// The floor each file scenario is measured against: the least work that does the same job, by
-/// hand, with Foundation's JSON and the durable-write protocol of DESIGN.md rule 4.
+/// hand, with Foundation's JSON and the durable-write protocol of data-safety rule "Writes are
+/// atomic and durable" (DataSafety.md).
 ///
 /// The files it writes hold the same JSON as Keepsake's (sorted keys, so equal values give equal
 /// bytes), without the 26 bytes of the version envelope; the scenarios check that they match.

@@ -99,7 +99,8 @@ struct KeepsakeTool {
     var kept: URL?
     do {
       // NB: under the file's lock, like every Keepsake save, so a running app's save cannot
-      // interleave; the app then sees the restore as an outside change (DESIGN.md, rule 7).
+      // interleave; the app then sees the restore as an outside change (data-safety rule "Processes
+      // that share a file lose nothing", DataSafety.md).
       let lock = try fileSystem.lockExclusively(original)
       defer { lock.release() }
       if let current = try fileSystem.contents(of: original) {

@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// The real `drafts` executable answers at once, with one line, when its store is a file it must
-/// not read (DESIGN.md rule 8), and leaves the store as it is.
+/// not read (data-safety rule "Bad files get a clear error at once" (DataSafety.md)), and leaves
+/// the store as it is.
 @Suite("drafts program with a bad store")
 struct BadStoreTests {
   enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {

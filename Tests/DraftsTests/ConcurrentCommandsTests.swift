@@ -3,8 +3,9 @@ import Foundation
 import Keepsake
 import Testing
 
-/// Many `drafts` programs at once against one store, as a script running them in parallel:
-/// every acknowledged command is in the file at the end (DESIGN.md, rule 7).
+/// Many `drafts` programs at once against one store, as a script running them in parallel: every
+/// acknowledged command is in the file at the end (data-safety rule "Processes that share a file
+/// lose nothing", DataSafety.md).
 @Suite("drafts programs running at once")
 struct ConcurrentCommandsTests {
   @Test("Parallel adds, edits and pins of one store lose nothing")

@@ -30,7 +30,7 @@ enum DraftsProcess {
     var standardError: String
   }
 
-  /// Runs `drafts` with a throwaway home, killing it when it has not ended within `seconds`.
+  /// Runs `drafts` with a temporary home, killing it when it has not ended within `seconds`.
   ///
   /// NB: the deadline turns a hang (what a FIFO used to cause) into a failure instead of a test
   /// run that never ends; it is generous because it is not a speed requirement.

@@ -3,7 +3,7 @@ import Keepsake
 import Testing
 
 /// How a plain program (no test library loaded) decides where its storage is, checked with the
-/// real `drafts` program in a child process with a throwaway home.
+/// real `drafts` program in a child process with a temporary home.
 @Suite("Storage detection in a child process")
 struct StorageDetectionTests {
   struct Setting: CustomTestStringConvertible, Sendable {
@@ -30,7 +30,7 @@ struct StorageDetectionTests {
       name: "an Xcode preview", arguments: [], environment: ["XCODE_RUNNING_FOR_PREVIEWS": "1"],
       writesTheStore: false),
     Setting(
-      name: "the app-wide ephemeral override", arguments: ["--ephemeral-storage"],
+      name: "the app-wide in-memory override", arguments: ["--in-memory-storage"],
       environment: [:], writesTheStore: false),
   ]
 
@@ -41,7 +41,7 @@ struct StorageDetectionTests {
     let temporary = try DraftsProcess.home()
     let home = temporary.url
 
-    // No --store: the program uses its usual place under the (throwaway) home.
+    // No --store: the program uses its usual place under the (temporary) home.
     let run = try DraftsProcess.run(
       setting.arguments + ["add", "hello"], home: home, environment: setting.environment)
     #expect(run.exitCode == 0, "\(run.standardError)")

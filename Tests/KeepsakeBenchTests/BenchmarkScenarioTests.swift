@@ -45,7 +45,9 @@ struct BenchmarkScenarioTests {
     }
     for scenario in ["durable-save fsyncs", "transaction fsyncs"] {
       let fsyncs = try #require(results.first { $0.scenario == scenario })
-      #expect(fsyncs.keepsake.median == 2, "DESIGN.md rule 4: a file and its folder")
+      #expect(
+        fsyncs.keepsake.median == 2,
+        #"data-safety rule "Writes are atomic and durable" (DataSafety.md): a file and its folder"#)
       #expect(fsyncs.baseline?.median == 2)
       #expect(fsyncs.meetsTarget)
     }

@@ -3,8 +3,9 @@ import KeepsakeStress
 import KeepsakeTesting
 import Testing
 
-/// A process that changes a file key and exits normally still writes the change (DESIGN.md,
-/// rule 5), and never over a file it could not read.
+/// A process that changes a file key and exits normally still writes the change (data-safety
+/// rule "An acknowledged save is on disk", DataSafety.md), and never over a file it could not
+/// read.
 @Suite("Exit flush")
 struct ExitFlushTests {
   private func runChild(writing url: URL) throws -> ChildProcess.Termination {

@@ -1,8 +1,9 @@
 import Foundation
 import Keepsake
 
-/// A deliberately broken writer: it writes over the file itself instead of a temporary file,
-/// so a failure midway leaves half the new bytes, the torn file DESIGN.md rule 4 forbids.
+/// A deliberately broken writer: it writes over the file itself instead of a temporary file, so a
+/// failure midway leaves half the new bytes, the torn file data-safety rule "Writes are atomic and
+/// durable" (DataSafety.md) forbids.
 struct InPlaceFileSystem: FileSystem {
   let disk: InMemoryFileSystem
 

@@ -62,8 +62,9 @@ struct PowerLossCampaignTests {
   }
 }
 
-/// A writer with one step of the durable protocol (DESIGN.md, rule 4) done wrong, on the same
-/// recorded system calls as the real one: the flaws that pass every `SIGKILL` campaign.
+/// A writer with one step of the durable protocol (data-safety rule "Writes are atomic and
+/// durable", DataSafety.md) done wrong, on the same recorded system calls as the real one: the
+/// flaws that pass every `SIGKILL` campaign.
 ///
 /// Everything but ``writeAtomically(_:to:)`` is the real ``LocalFileSystem``'s.
 struct BrokenWriter: FileSystem {

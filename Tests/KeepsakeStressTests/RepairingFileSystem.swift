@@ -2,8 +2,9 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
-/// A deliberately broken disk that "repairs" every file it cannot decode by emptying it as it
-/// is read, which is what DESIGN.md rule 1 forbids Keepsake to do.
+/// A deliberately broken disk that "repairs" every file it cannot decode by emptying it as it is
+/// read, which is what data-safety rule "A file Keepsake cannot read is never overwritten"
+/// (DataSafety.md) forbids Keepsake to do.
 struct RepairingFileSystem: FileSystem {
   let disk: InMemoryFileSystem
 

@@ -5,7 +5,7 @@ import KeepsakeTesting
 import Testing
 
 /// Storage faults scripted in the same text form as a mock's faults.
-@Suite("Fault plans for the in-memory disk")
+@Suite("Fault plans for the in-memory file system")
 struct FaultPlanBridgeTests {
   let url = URL(fileURLWithPath: "/app/notes.json")
 
@@ -13,7 +13,7 @@ struct FaultPlanBridgeTests {
   func planFailsNamedCalls() async throws {
     let disk = InMemoryFileSystem()
     let faults = try disk.injectFaults("rename=1*off->throw(diskFull)->off")
-    try await StorageContext.withValue(.ephemeral(fileSystem: disk)) {
+    try await StorageContext.withValue(.inMemory(fileSystem: disk)) {
       @Shared(.fileStorage(url, saveInterval: .seconds(3_600))) var notes = [String]()
       $notes.withLock { $0 = ["one"] }
       try await $notes.save()

@@ -4,7 +4,9 @@ import KeepsakeTesting
 import Testing
 
 /// `.appStorage` keeps the same promises as files: an acknowledged save is on disk, a failed
-/// write is visible, and a preference removed from outside is noticed (DESIGN.md, rules 5-7).
+/// write is visible, and a preference removed from outside is noticed (data-safety rules "An
+/// acknowledged save is on disk", "Errors are typed and say what to do" and "Processes that
+/// share a file lose nothing", DataSafety.md).
 @Suite("App storage durability")
 struct AppStorageDurabilityTests {
   /// Where the default suite of a context confined to `folder` lives.
@@ -70,7 +72,7 @@ struct AppStorageDurabilityTests {
     @Shared(.appStorage("name")) var name = "default"
     $name.withLock { $0 = "Ada" }
     let store = try #require(
-      StorageContext.current.preferences(suiteName: nil) as? EphemeralPreferences)
+      StorageContext.current.preferences(suiteName: nil) as? InMemoryPreferences)
     store.setFromOutside(nil, forKey: "name")
     await $name.flush()
     #expect(name == "default")

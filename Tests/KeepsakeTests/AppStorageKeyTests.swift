@@ -77,7 +77,7 @@ struct AppStorageKeyTests {
   func outsideChange() async throws {
     @Shared(.appStorage("volume")) var volume = 0.5
     let store = try #require(
-      StorageContext.current.preferences(suiteName: nil) as? EphemeralPreferences)
+      StorageContext.current.preferences(suiteName: nil) as? InMemoryPreferences)
     store.setFromOutside(.double(0.9), forKey: "volume")
     await $volume.flush()
     #expect(volume == 0.9)

@@ -9,7 +9,8 @@ import Testing
   import Darwin
 #endif
 
-/// The kinds of bad file rule 8 names, each made at a key's path on the real disk.
+/// The kinds of bad file the rule "Bad files get a clear error at once" names, each made at a key's
+/// path on the real disk.
 enum BadFile: String, CaseIterable, CustomTestStringConvertible, Sendable {
   case fifo
   case deviceLink
@@ -134,9 +135,9 @@ struct FileSnapshot: Equatable {
 /// Runs `body` on a thread of its own and returns its outcome, or `nil` when it has not returned
 /// within `seconds`.
 ///
-/// NB: the deadline only turns a hang (the bug rule 8 is about) into a failure instead of a test
-/// run that never ends; it is not a speed requirement, so it is generous for a loaded machine.
-/// A thread that never returns is abandoned.
+/// NB: the deadline only turns a hang (the bug the rule "Bad files get a clear error at once" is
+/// about) into a failure instead of a test run that never ends; it is not a speed requirement, so
+/// it is generous for a loaded machine. A thread that never returns is abandoned.
 func returning<T: Sendable>(
   within seconds: Double = 5, _ body: @escaping @Sendable () throws -> T
 ) async -> Result<T, any Error>? {

@@ -10,9 +10,9 @@ import Testing
   import Darwin
 #endif
 
-/// DESIGN.md rule 8: a FIFO, a device, a socket or a directory at a key's path, a file over the
-/// size limit and a link loop get a clear error at once, on the real disk, and are left as they
-/// are.
+/// data-safety rule "Bad files get a clear error at once" (DataSafety.md): a FIFO, a device, a
+/// socket or a directory at a key's path, a file over the size limit and a link loop get a clear
+/// error at once, on the real disk, and are left as they are.
 @Suite("Bad files")
 struct BadFileTests {
   let fileSystem = LocalFileSystem()
@@ -119,7 +119,7 @@ struct BadFileTests {
     #expect(folder.names == ["store.json"] + BadFile.linkLoop.companions)
   }
 
-  @Test("The in-memory disk refuses a file over the limit the same way, and keeps it")
+  @Test("The in-memory file system refuses a file over the limit the same way, and keeps it")
   func inMemoryLimit() throws {
     let disk = InMemoryFileSystem()
     let url = URL(fileURLWithPath: "/data/store.json")

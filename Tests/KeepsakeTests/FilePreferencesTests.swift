@@ -44,21 +44,35 @@ struct FilePreferencesTests {
   }
 
   @Test(
-    "A suite file with a malformed value is unreadable, with a reason",
+    "A suite file with a malformed value is unreadable, with a reason and without the value",
     arguments: [
-      (#"{"k": {"date": "yesterday"}}"#, "Not an ISO 8601 date: yesterday"),
-      (#"{"k": {"url": ""}}"#, "Not a URL"),
-      (#"{"k": {"int": 1, "bool": true}}"#, "exactly one type key"),
-      (#"{"k": {"colour": "red"}}"#, "exactly one type key"),
+      (
+        #"{"k": {"date": "yesterday"}}"#,
+        "the value is not valid at k.date (Not an ISO 8601 date)", "yesterday"
+      ),
+      (#"{"k": {"url": "http://[oops"}}"#, "the value is not valid at k.url (Not a URL)", "oops"),
+      (
+        #"{"k": {"int": 1, "bool": true}}"#,
+        "the value is not valid at k (A preference must be an object with exactly one type key)",
+        "true"
+      ),
+      (
+        #"{"k": {"colour": "crimson"}}"#,
+        "the value is not valid at k (A preference must be an object with exactly one type key)",
+        "crimson"
+      ),
     ])
-  func malformedValue(_ json: String, _ reason: String) throws {
+  func malformedValue(_ json: String, _ reason: String, _ storedValue: String) throws {
     let folder = try TemporaryFolder()
     let url = folder.file("suite.json")
     try Data(json.utf8).write(to: url)
     let store = FilePreferences(url: url)
     let error = try #require(store.lastError as? PreferencesError)
-    #expect(String(describing: error).contains(reason), "\(error)")
-    #expect(String(describing: error).contains("left untouched"))
+    #expect(
+      error.description
+        == "The preferences file \(url.path) could not be read (\(reason)). It has been left "
+        + "untouched and no changes are written to it until it is repaired or removed.")
+    #expect(!error.description.contains(storedValue))
   }
 
   @Test("Every kind of value survives the suite file")

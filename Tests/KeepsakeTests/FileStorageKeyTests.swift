@@ -191,7 +191,7 @@ struct FileStorageKeyTests {
       try disk.write(Self.good, to: url)
       @Shared(.fileStorage(url)) var items: [Item] = []
       let damaged = Data("garbage".utf8)
-      // Written behind the key's back: on the in-memory disk no watcher hears of it; on the
+      // Written behind the key's back: on the in-memory file system no watcher hears of it; on the
       // real one the save may run before the kernel tells the watcher.
       if let memory = disk.inMemory {
         memory.setContents(damaged, at: url, notifyingWatchers: false)

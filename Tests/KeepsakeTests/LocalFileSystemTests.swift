@@ -111,8 +111,8 @@ struct LocalFileSystemTests {
     let url = folder.file("shared.json")
     try Data("[1]".utf8).write(to: url)
     let context = StorageContext(
-      name: "real", fileSystem: LocalFileSystem(), isEphemeral: true
-    ) { _ in EphemeralPreferences() }
+      name: "real", fileSystem: LocalFileSystem(), isIsolated: true
+    ) { _ in InMemoryPreferences() }
     try await StorageContext.withValue(context) {
       @Shared(.fileStorage(url)) var numbers: [Int] = []
       #expect(numbers == [1])

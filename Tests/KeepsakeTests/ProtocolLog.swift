@@ -87,7 +87,8 @@ struct ProtocolLog {
     return data
   }
 
-  /// The calls that opened `name` for writing or wrote to it in place: rule 4 allows none.
+  /// The calls that opened `name` for writing or wrote to it in place: the rule "Writes are
+  /// atomic and durable" allows none.
   func writesInPlace(of name: String) -> [String] {
     records.compactMap { record in
       switch record.call {

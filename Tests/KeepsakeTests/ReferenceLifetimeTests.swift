@@ -9,7 +9,7 @@ import Testing
 struct ReferenceLifetimeTests {
   @Test("Dropped file keys leave no reference, slot or watch behind")
   func droppedKeysAreForgotten() async throws {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     let disk = try #require(context.fileSystem as? InMemoryFileSystem)
     for index in 0..<200 {
       let url = URL(fileURLWithPath: "/docs/\(index)/note.json")
@@ -25,7 +25,7 @@ struct ReferenceLifetimeTests {
 
   @Test("A key used again after it was dropped loads afresh")
   func reloadsAfterDrop() async throws {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     let disk = try #require(context.fileSystem as? InMemoryFileSystem)
     let url = URL(fileURLWithPath: "/docs/a.json")
     do {
@@ -39,7 +39,7 @@ struct ReferenceLifetimeTests {
 
   @Test("A pending save keeps its reference alive until it is written", .timeLimit(.minutes(1)))
   func pendingSaveKeepsReference() async throws {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     let disk = try #require(context.fileSystem as? InMemoryFileSystem)
     let url = URL(fileURLWithPath: "/docs/pending.json")
     // The disk tells its watchers after each write: the wait wakes at the save itself.
@@ -58,7 +58,7 @@ struct ReferenceLifetimeTests {
 
   @Test("In-memory keys keep their value for the life of their context")
   func inMemoryValuesStay() {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     StorageContext.withValue(context) {
       do { Shared(.inMemory("count"), default: 0).withLock { $0 = 7 } }
       #expect(Shared(.inMemory("count"), default: 0).wrappedValue == 7)
@@ -68,7 +68,7 @@ struct ReferenceLifetimeTests {
 
   @Test("Threads creating one key at once share one reference")
   func oneReferencePerKey() throws {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     let url = URL(fileURLWithPath: "/docs/shared.json")
     let holders = Holders()
     DispatchQueue.concurrentPerform(iterations: 16) { index in
@@ -82,7 +82,7 @@ struct ReferenceLifetimeTests {
 
   @Test("A default that creates another key works, even on first launch")
   func defaultCreatesAnotherKey() {
-    let context = StorageContext.ephemeral()
+    let context = StorageContext.inMemory()
     let url = URL(fileURLWithPath: "/docs/settings.json")
     let value = StorageContext.withValue(context) {
       Shared(.fileStorage(url), default: Shared(.inMemory("seed"), default: 5).wrappedValue + 1)

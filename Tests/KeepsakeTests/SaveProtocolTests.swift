@@ -9,8 +9,9 @@ import Testing
   import Darwin
 #endif
 
-/// The exact system calls of every durable write (DESIGN.md, rules 4 and 7), recorded under
-/// the real ``LocalFileSystem`` on a real folder.
+/// The exact system calls of every durable write (data-safety rules "Writes are atomic and
+/// durable" and "Processes that share a file lose nothing", DataSafety.md), recorded under the
+/// real ``LocalFileSystem`` on a real folder.
 ///
 /// Each test compares the whole log, in order, so removing or reordering a step of the protocol
 /// fails it. Reads are left out of the logs: they change nothing on disk, and a file watcher may
@@ -267,11 +268,11 @@ struct SaveProtocolTests {
     return String(info.st_mode & 0o7777, radix: 8)
   }
 
-  /// A context on the real disk whose system calls `recorder` logs; ephemeral, so no exit flush
+  /// A context on the real disk whose system calls `recorder` logs; isolated, so no exit flush
   /// is registered for it.
   static func context(_ recorder: SystemCallRecorder) -> StorageContext {
     StorageContext(
-      name: "recorded", fileSystem: LocalFileSystem(calls: recorder.calls), isEphemeral: true
-    ) { _ in EphemeralPreferences() }
+      name: "recorded", fileSystem: LocalFileSystem(calls: recorder.calls), isIsolated: true
+    ) { _ in InMemoryPreferences() }
   }
 }

@@ -128,4 +128,42 @@ struct SaveSchedulingTests {
     #expect(
       try disk.contents(of: unrelated) != nil, "another file's leftovers are its own business")
   }
+
+  /// Counts the listings of folders.
+  final class ListingCounter: ForwardingFileSystem, @unchecked Sendable {
+    // NB: a Mutex, the only state.
+    let listings = Mutex(0)
+    override func contentsOfDirectory(at url: URL) throws -> [String] {
+      listings.withLock { $0 += 1 }
+      return try super.contentsOfDirectory(at: url)
+    }
+  }
+
+  @Test("Keys in one folder list it once for leftovers, and each still gets its own removed")
+  func folderListedOnce() throws {
+    let memory = InMemoryFileSystem()
+    let counter = ListingCounter(memory)
+    let finished = Process()
+    finished.executableURL = URL(fileURLWithPath: "/bin/true")
+    try finished.run()
+    finished.waitUntilExit()
+    let pid = finished.processIdentifier
+    let names = ["a", "b", "c"]
+    for name in names {
+      memory.setContents(
+        Data("half".utf8), at: URL(fileURLWithPath: "/app/.\(name).json.keepsake-tmp-\(pid)-1"))
+    }
+    let context = StorageContext(name: "listing", fileSystem: counter, isIsolated: true) { _ in
+      InMemoryPreferences()
+    }
+    let keys = StorageContext.withValue(context) {
+      names.map { Shared(.fileStorage(URL(fileURLWithPath: "/app/\($0).json")), default: 0) }
+    }
+    #expect(keys.count == 3)
+    #expect(counter.listings.withLock { $0 } == 1)
+    for name in names {
+      let leftover = URL(fileURLWithPath: "/app/.\(name).json.keepsake-tmp-\(pid)-1")
+      #expect(try memory.contents(of: leftover) == nil, "\(name)'s leftover is removed")
+    }
+  }
 }

@@ -3,13 +3,13 @@ import Keepsake
 import KeepsakeTesting
 import Testing
 
-/// The storage a test body runs against, so one body checks the in-memory disk and the real
+/// The storage a test body runs against, so one body checks the in-memory file system and the real
 /// one alike, the way GRDB runs one body against each kind of database.
 enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-  /// The test's own in-memory disk.
+  /// The test's own in-memory file system.
   case inMemory
   /// The real file system, confined to a fresh temporary folder.
-  case realDisk
+  case confined
 
   var testDescription: String { rawValue }
 
@@ -17,9 +17,9 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
   func run(_ body: (TestDisk) async throws -> Void) async throws {
     switch self {
     case .inMemory:
-      let context = StorageContext.ephemeral(name: "in-memory backend")
+      let context = StorageContext.inMemory(name: "in-memory backend")
       try await StorageContext.withValue(context) { try await body(TestDisk(context: context)) }
-    case .realDisk:
+    case .confined:
       let folder = try TemporaryFolder()
       let context = StorageContext.confined(to: folder.url)
       try await StorageContext.withValue(context) {
@@ -49,7 +49,8 @@ struct TestDisk: Sendable {
   }
 
   /// Waits until `condition` (on observable state of `shared`) holds, after flushing `shared`:
-  /// an in-memory disk tells watchers at once, a real one through the kernel, a moment later.
+  /// an in-memory file system tells watchers at once, a real one through the kernel, a moment
+  /// later.
   func eventually<Value>(
     _ shared: Shared<Value>, _ condition: @escaping @Sendable () -> Bool,
     sourceLocation: SourceLocation = #_sourceLocation

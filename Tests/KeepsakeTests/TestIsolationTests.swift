@@ -68,14 +68,14 @@ struct TestIsolationTests {
     #expect(memory == value)
   }
 
-  @Test("Under test, storage is ephemeral and the real locations stay untouched")
+  @Test("Under test, storage is isolated and the real locations stay untouched")
   func realLocationsUntouched() async throws {
     let home = FileManager.default.homeDirectoryForCurrentUser
     let probe = home.appendingPathComponent(".keepsake-probe-\(UUID().uuidString).json")
     @Shared(.fileStorage(probe)) var value = 0
     $value.withLock { $0 = 1 }
     try await $value.save()
-    #expect($value.storageContext.isEphemeral)
+    #expect($value.storageContext.isIsolated)
     #expect(!FileManager.default.fileExists(atPath: probe.path))
     let suite = "keepsake-probe-\(UUID().uuidString)"
     @Shared(.appStorage("probe", suiteName: suite)) var flag = false
@@ -88,13 +88,13 @@ struct TestIsolationTests {
   @Test("A detached task with no current test still never reaches live storage")
   func detachedWithoutReference() async {
     let context = await Task.detached { StorageContext.current }.value
-    #expect(context.isEphemeral)
+    #expect(context.isIsolated)
     #expect(context !== StorageContext.live)
   }
 
-  @Test("The real disk can be opted into, confined to a temporary folder removed after")
-  func realDiskOptIn() async throws {
-    let used = try await withRealDisk { folder in
+  @Test("Confined storage opts into the real disk, under a temporary folder removed after")
+  func confinedStorageOptIn() async throws {
+    let used = try await withConfinedStorage { folder in
       let url = URL(fileURLWithPath: "/etc/keepsake/opt-in.json")
       @Shared(.fileStorage(url)) var value = 0
       $value.withLock { $0 = 5 }
@@ -105,5 +105,16 @@ struct TestIsolationTests {
       return folder
     }
     #expect(!FileManager.default.fileExists(atPath: used.path), "the folder is removed after")
+  }
+
+  @Test(
+    "In-memory and confined contexts are isolated storage; the live one is not",
+    arguments: [
+      (StorageContext.inMemory(), true),
+      (StorageContext.confined(to: FileManager.default.temporaryDirectory), true),
+      (StorageContext.live, false),
+    ])
+  func isolatedContexts(context: StorageContext, isIsolated: Bool) {
+    #expect(context.isIsolated == isIsolated)
   }
 }

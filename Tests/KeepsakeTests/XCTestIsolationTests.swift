@@ -16,8 +16,8 @@ final class XCTestIsolationTests: XCTestCase {
     try await writeAndCheck(2)
   }
 
-  func testStorageIsEphemeral() {
-    XCTAssertTrue(StorageContext.current.isEphemeral)
+  func testStorageIsIsolated() {
+    XCTAssertTrue(StorageContext.current.isIsolated)
     XCTAssertTrue(StorageContext.current.fileSystem is InMemoryFileSystem)
   }
 

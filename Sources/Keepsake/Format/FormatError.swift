@@ -4,7 +4,9 @@
 /// never writes, and Keepsake's keys never save over a file they could not read (the
 /// data-safety rules "A file Keepsake cannot read is never overwritten" and "A version from the
 /// future is refused, not guessed"). The `description` says what happened, where, and what the
-/// app or a person supporting it can do; it names JSON types and paths but never the user's values.
+/// app or a person supporting it can do; it names JSON types and paths but never the user's
+/// values. The decoder's own detail, which may quote a value, is kept in the case
+/// (``DecodingProblem/invalidValue(_:)``) and added by `debugDescription`.
 ///
 /// It is an enum so callers can switch over it, for example to show a dedicated message for a file
 /// from a newer version:
@@ -73,7 +75,9 @@ extension FormatError {
   }
 
   /// What was wrong at the failing path, from a `DecodingError`.
-  public enum DecodingProblem: Equatable, Sendable, CustomStringConvertible {
+  public enum DecodingProblem: Equatable, Sendable, CustomStringConvertible,
+    CustomDebugStringConvertible
+  {
     /// A value of another JSON type was found; `found` is `nil` when it could not be determined.
     case typeMismatch(expected: String, found: String?)
     /// A required key is absent.
@@ -81,16 +85,28 @@ extension FormatError {
     /// `null` was found where a value is required.
     case missingValue(expected: String)
     /// The value has the right JSON type but is not valid (a malformed UUID, an unknown enum case).
+    ///
+    /// `detail` is the decoder's account of it, which may quote the value: it is left out of
+    /// ``description`` and shown by ``debugDescription``.
     case invalidValue(String)
 
-    /// The problem in a sentence fragment, as in `expected Bool but found a string`.
+    /// The problem in a sentence fragment, as in `expected Bool but found a string`; never the
+    /// stored value.
     public var description: String {
       switch self {
       case .typeMismatch(let expected, let found?): "expected \(expected) but found \(found)"
       case .typeMismatch(let expected, nil): "expected \(expected) (type mismatch)"
       case .missingKey: "the key is missing"
       case .missingValue(let expected): "expected \(expected) but found null"
-      case .invalidValue(let detail): "invalid value: \(detail)"
+      case .invalidValue: "the value is not valid"
+      }
+    }
+
+    /// ``description``, then the decoder's detail of an invalid value, which may quote the value.
+    public var debugDescription: String {
+      switch self {
+      case .invalidValue(let detail) where !detail.isEmpty: "\(description) (\(detail))"
+      default: description
       }
     }
   }
@@ -98,7 +114,10 @@ extension FormatError {
 
 extension FormatError: CustomStringConvertible {
   /// A message that says what happened, where, that the file was left untouched, and what to do.
-  public var description: String {
+  public var description: String { message(detailed: false) }
+
+  /// The message; `detailed` adds the decoder's detail of an invalid value.
+  private func message(detailed: Bool) -> String {
     switch self {
     case .notJSON(let byteCount, let offset, let reason):
       "The file is not JSON (\(byteCount) bytes; \(reason) at byte \(offset)). It may be empty, "
@@ -121,7 +140,8 @@ extension FormatError: CustomStringConvertible {
         + "of the app, or add the missing versions to the format's migrations."
     case .decodingFailed(let version, let codingPath, let problem):
       "The file could not be decoded as format version \(version) at \(codingPath): "
-        + "\(problem). Keepsake left it untouched. If this app wrote it, the model changed "
+        + "\(detailed ? problem.debugDescription : problem.description). Keepsake left it "
+        + "untouched. If this app wrote it, the model changed "
         + "without a version bump: restore the old shape or add a migration."
     case .migrationFailed(let from, let to, let codingPath, let reason):
       "Migration \(from)→\(to) failed at \(codingPath): \(reason). Keepsake left the file "
@@ -129,4 +149,16 @@ extension FormatError: CustomStringConvertible {
         + "reproduces this file."
     }
   }
+}
+
+extension FormatError: CustomDebugStringConvertible {
+  /// ``description``, with the decoder's detail of an invalid value, which may quote the user's
+  /// value: for logs a developer reads, not for messages shown to people.
+  public var debugDescription: String { message(detailed: true) }
+}
+
+extension FormatError: DescribesUntouchedData {
+  /// Every case says the file was left untouched (rule "A file Keepsake cannot read is never
+  /// overwritten, truncated or deleted by Keepsake").
+  var saysDataIsUntouched: Bool { true }
 }

@@ -23,11 +23,30 @@ public enum JSONPathComponent: Hashable, Sendable {
     }
   }
 
-  /// Renders a path; `root` names the start (`content`), or the path starts at the top level.
+  /// Renders a path the way Keepsake's errors write it: `[3].pinned`, or `the top level` for an
+  /// empty path.
   ///
-  /// Keys that are not plain identifiers are quoted (`content["first name"]`) so the rendered
-  /// path is never ambiguous. An empty path without a root is `the top level`.
-  static func render(_ path: [JSONPathComponent], root: String? = nil) -> String {
+  /// Keys that are not plain identifiers are quoted (`value["first name"]`) so the rendered
+  /// path is never ambiguous. Every coding path in Keepsake's messages is rendered here.
+  public static func render(_ path: [JSONPathComponent]) -> String { render(path, root: nil) }
+
+  /// Renders the coding path of a `DecodingError` or `EncodingError` the way Keepsake's errors
+  /// write it: `tracks[0].title`, or `the top level`.
+  ///
+  /// For example, an app that decodes a bundled resource itself can say where it failed:
+  ///
+  /// ```swift
+  /// catch DecodingError.keyNotFound(let key, let context) {
+  ///   let path = JSONPathComponent.render(codingPath: context.codingPath + [key])
+  ///   print("The catalogue has no \(path).")
+  /// }
+  /// ```
+  public static func render(codingPath: [any CodingKey]) -> String {
+    render(codingPath.map(JSONPathComponent.init), root: nil)
+  }
+
+  /// Renders a path from `root` (`content`), or from the top level when `root` is `nil`.
+  static func render(_ path: [JSONPathComponent], root: String?) -> String {
     var rendered = root ?? ""
     for component in path {
       switch component {

@@ -16,7 +16,7 @@ import Synchronization
 /// with `dlsym` only when Testing is already loaded (so it is never loaded into an app). XCTest
 /// exports no current test; `KeepsakeTesting` installs an observer for it (see
 /// ``StorageContext/xcTestContextProvider``). Any lookup that finds nothing falls back to a
-/// shared ephemeral context: never the live one.
+/// shared in-memory context: never the live one.
 package enum TestDetector {
   // NB: the handle and the symbols below are written once, when first read, and never change;
   // the pointers they hold are only called, never written through.
@@ -50,7 +50,7 @@ package enum TestDetector {
   ///   (`XCTestConfigurationFilePath`, `XCTestBundlePath`, `XCTestSessionIdentifier`), which a
   ///   test bundle's host app also sees before any test library is loaded;
   /// - the test runner's process name (`xctest`, a `.xctest` bundle, SwiftPM's testing helper);
-  /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`), which gets ephemeral storage too.
+  /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`), which gets in-memory storage too.
   package static let isRunningTests: Bool = detect(
     environment: ProcessInfo.processInfo.environment,
     processName: ProcessInfo.processInfo.processName,
@@ -77,14 +77,14 @@ package enum TestDetector {
   private static let contexts = Mutex<[String: StorageContext]>([:])
 
   /// Work under test that no test can be found for (a detached task, a plain thread).
-  static let unattributed = StorageContext.ephemeral(name: "test process (no current test)")
+  static let unattributed = StorageContext.inMemory(name: "test process (no current test)")
 
   /// The context of the running test, made on first use.
   static func currentTestContext() -> StorageContext {
     if let identity = currentSwiftTestingIdentity() {
       return contexts.withLock { contexts in
         if let context = contexts[identity] { return context }
-        let context = StorageContext.ephemeral(name: "test \(identity)")
+        let context = StorageContext.inMemory(name: "test \(identity)")
         contexts[identity] = context
         return context
       }

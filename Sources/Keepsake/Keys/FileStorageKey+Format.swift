@@ -12,10 +12,13 @@ extension SharedKey {
   ///
   /// A file from a newer version of the app, or one that fails to migrate, sets
   /// ``Shared/loadError`` to a ``SharedLoadError`` wrapping the ``FormatError``, and the file is
-  /// never written over (DESIGN.md, rules 1 and 2).
+  /// never written over (data-safety rules "A file Keepsake cannot read is never overwritten" and
+  /// "A version from the future is refused, not guessed"; see the Data safety article).
   ///
-  /// A file larger than `maximumFileSize` is refused unread (rule 8). A pending change merges with another process's change of the file as `merge` says; by
-  /// default ``SharedMergeable`` values merge and others keep both versions (DESIGN.md, rule 7).
+  /// A file larger than `maximumFileSize` is refused unread (rule "Bad files get a clear error at
+  /// once"). A pending change merges with another process's change of the file as `merge` says; by
+  /// default ``SharedMergeable`` values merge and others keep both versions (data-safety rule
+  /// "Processes that share a file lose nothing"; see the Data safety article).
   public static func fileStorage<Format: VersionedFormat>(
     _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500),
     maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,

@@ -32,9 +32,10 @@ public protocol SharedKey<Value>: Sendable {
   ///
   /// - Returns: The value, or `nil` when nothing is stored yet (the default is then used and
   ///   nothing is written until the value is changed).
-  /// - Throws: When something is stored but cannot be read. The key then becomes protected:
-  ///   nothing is saved over the stored data until it becomes readable or the app replaces it
-  ///   explicitly (DESIGN.md, rule 1).
+  /// - Throws: When something is stored but cannot be read. The key then becomes protected: nothing
+  ///   is saved over the stored data until it becomes readable or the app replaces it explicitly
+  ///   (data-safety rule "A file Keepsake cannot read is never overwritten"; see the Data safety
+  ///   article).
   func load(in context: StorageContext) throws -> Value?
 
   /// Stores `value` durably.
@@ -50,7 +51,8 @@ public protocol SharedKey<Value>: Sendable {
 
   /// Sets the unreadable stored data aside so it can be replaced, returning where it was put.
   ///
-  /// Called only when the app explicitly chooses to start over (DESIGN.md, rule 3).
+  /// Called only when the app explicitly chooses to start over (data-safety rule "A damaged file is
+  /// preserved before anything replaces it"; see the Data safety article).
   func quarantineUnreadable(in context: StorageContext) throws -> URL?
 
   /// Reads the stored value after ``subscribe(in:onChange:)`` reported a change.

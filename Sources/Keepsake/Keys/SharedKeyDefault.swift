@@ -88,9 +88,9 @@ extension Shared {
     } catch let error as SharedLoadError {
       throw error
     } catch {
-      throw SharedLoadError(key: key.id, underlying: error)
+      throw SharedLoadError(keyID: key.id, underlying: error)
     }
-    guard let loaded else { throw SharedLoadError(key: key.id, underlying: NothingStored()) }
+    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStored()) }
     self.init(key, default: loaded)
   }
 }

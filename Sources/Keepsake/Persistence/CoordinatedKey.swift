@@ -1,8 +1,9 @@
 import Foundation
 
-/// A key whose stored data other processes may change at any time (a file), so that every
-/// save runs under a cross-process lock and starts by comparing the stored data with what this
-/// key last read or wrote (DESIGN.md, rule 7).
+/// A key whose stored data other processes may change at any time (a file), so that every save runs
+/// under a cross-process lock and starts by comparing the stored data with what this key last read
+/// or wrote (data-safety rule "Processes that share a file lose nothing"; see the Data safety
+/// article).
 ///
 /// The reference drives the protocol (see `SharedReference+Commit.swift`); the key knows its
 /// storage: how to lock it, read it, write it and keep a conflict copy.
@@ -46,4 +47,14 @@ enum StoredChange<Value: Sendable>: Sendable {
   case deleted
   /// Someone replaced it with `value`, read from `data`, whose identity is `identity`.
   case replaced(Value, data: Data, identity: FileIdentity?)
+
+  /// What taking the change in gives: their value (the default for a deleted file) and the
+  /// identity to remember (`nil` for no file); `nil` when nothing changed.
+  func adopted(fallback: Value) -> (value: Value, identity: FileIdentity?)? {
+    switch self {
+    case .unchanged: return nil
+    case .deleted: return (fallback, nil)
+    case .replaced(let theirs, _, let identity): return (theirs, identity)
+    }
+  }
 }

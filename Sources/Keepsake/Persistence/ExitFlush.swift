@@ -9,7 +9,8 @@ import Synchronization
   import Musl
 #endif
 
-/// Writes pending coalesced saves when the process exits normally (DESIGN.md, rule 5).
+/// Writes pending coalesced saves when the process exits normally (data-safety rule "An
+/// acknowledged save is on disk"; see the Data safety article).
 ///
 /// A command-line program that changes a file key and returns from `main` would otherwise lose
 /// the change still waiting for its coalesced save. An `atexit` handler, registered the first
@@ -23,9 +24,10 @@ enum ExitFlush {
   private static let contexts = Mutex<[WeakContext]>([])
   private static let registered = Mutex(false)
 
-  /// Flushes `context`'s pending saves at exit; ephemeral (test) contexts are never flushed.
+  /// Flushes `context`'s pending saves at exit; isolated contexts (``StorageContext/isIsolated``)
+  /// are never flushed.
   static func watch(_ context: StorageContext) {
-    guard !context.isEphemeral else { return }
+    guard !context.isIsolated else { return }
     contexts.withLock { contexts in
       contexts.removeAll { $0.context == nil }
       if !contexts.contains(where: { $0.context === context }) {

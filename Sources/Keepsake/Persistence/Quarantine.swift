@@ -1,7 +1,9 @@
 import Foundation
 
-/// Where damaged files are set aside before they are replaced (DESIGN.md, rule 3), and where
-/// another process's version is kept when it conflicts with ours (rule 7).
+/// Where damaged files are set aside before they are replaced (data-safety rule "A damaged file is
+/// preserved before anything replaces it"; see the Data safety article), and where another
+/// process's version is kept when it conflicts with ours (rule "Processes that share a file lose
+/// nothing").
 ///
 /// `drafts.json` becomes `drafts.quarantined-20261129T210300Z.json` (a damaged file) or
 /// `drafts.conflict-20261129T210300Z.json` (the other side of a conflict) in the same folder:

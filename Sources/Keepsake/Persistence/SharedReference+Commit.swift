@@ -1,6 +1,7 @@
 import Foundation
 
-/// The cross-process save protocol of file keys (DESIGN.md, rule 7).
+/// The cross-process save protocol of file keys (data-safety rule "Processes that share a file
+/// lose nothing"; see the Data safety article).
 ///
 /// Every save, and every transaction, runs on the reference's writer queue:
 /// 1. take the file's exclusive lock (or use the one a transaction holds);
@@ -94,7 +95,7 @@ extension SharedReference {
     if key.merge != nil { base.withLock { $0 = plan.snapshot } }
     setSaveError(nil)
     if let resolution = plan.resolution {
-      report(SharedConflict(key: key.id, url: key.url, resolution: resolution))
+      report(SharedConflict(keyID: key.id, url: key.url, resolution: resolution))
     }
     if let bodyError { throw bodyError }
   }
@@ -109,37 +110,31 @@ extension SharedReference {
       let pending = generation != saved
       var plan = Plan(
         snapshot: current, generation: generation, write: force || pending, changed: false)
-      switch change {
-      case .unchanged:
-        break
-      case .deleted:
-        if pending {
+      if !pending, let (value, identity) = change.adopted(fallback: fallback) {
+        // Nothing of ours is pending: their version is the value now.
+        adopt(value, into: &current)
+        plan.changed = true
+        plan.write = false
+        plan.adopted = .some(identity)
+      } else if pending {
+        switch change {
+        case .unchanged:
+          break
+        case .deleted:
           plan.resolution = .deletedElsewhere
-        } else {
-          current = fallback
-          plan.changed = true
-          plan.write = false
-          plan.adopted = .some(nil)
-          adopt()
-        }
-      case .replaced(let theirs, let data, let identity):
-        if !pending {
-          current = theirs
-          plan.changed = true
-          plan.write = false
-          plan.adopted = .some(identity)
-          adopt()
-        } else if let merge = key.merge {
-          let original = base.withLock { $0 } ?? fallback
-          let result = merge.merge(base: original, ours: current, theirs: theirs)
-          current = result.value
-          plan.changed = true
-          plan.adopted = .some(identity)
-          plan.resolution = .merged(overlapping: result.conflicts)
-          base.withLock { $0 = theirs }
-        } else {
-          plan.conflictCopy = data
-          plan.resolution = .keptBoth(copy: key.url)
+        case .replaced(let theirs, let data, let identity):
+          if let merge = key.merge {
+            let original = base.withLock { $0 } ?? fallback
+            let result = merge.merge(base: original, ours: current, theirs: theirs)
+            current = result.value
+            plan.changed = true
+            plan.adopted = .some(identity)
+            plan.resolution = .merged(overlapping: result.conflicts)
+            base.withLock { $0 = theirs }
+          } else {
+            plan.conflictCopy = data
+            plan.resolution = .keptBoth(copy: key.url)
+          }
         }
       }
       if body(&current) {
@@ -150,17 +145,19 @@ extension SharedReference {
       plan.snapshot = current
       plan.generation = generation
       return plan
-
-      /// The stored data is now the value in memory: nothing is pending any more.
-      func adopt() {
-        status.withLock { $0.savedGeneration = generation }
-        if key.merge != nil { base.withLock { $0 = current } }
-      }
     }
   }
 
+  /// Takes the stored value in as the value in memory, under the value's lock (`current` is
+  /// the locked value): nothing is pending any more, and it is the base of the next merge.
+  private func adopt(_ value: Value, into current: inout Value) {
+    current = value
+    status.withLock { $0.savedGeneration = generation }
+    if coordinated?.merge != nil { base.withLock { $0 = value } }
+  }
+
   private func failed(_ error: any Error) -> SharedSaveError {
-    let saveError = SharedSaveError.writeFailed(key: key.id, underlying: error)
+    let saveError = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
     setSaveError(saveError)
     return saveError
   }
@@ -182,19 +179,11 @@ extension SharedReference {
       let pending = generation != status.withLock({ $0.savedGeneration })
       // NB: a change made while the file was unreadable was never saved, and saveError says so;
       // the newly readable file (a newer app migrated it, say) is taken as it is.
-      guard !pending || wasProtected else { return }
-      switch change {
-      case .unchanged:
-        return
-      case .deleted:
-        current = fallback
-        adopted = .some(nil)
-      case .replaced(let theirs, _, let identity):
-        current = theirs
-        adopted = .some(identity)
-      }
-      status.withLock { $0.savedGeneration = generation }
-      if key.merge != nil { base.withLock { $0 = current } }
+      guard !pending || wasProtected,
+        let (value, identity) = change.adopted(fallback: fallback)
+      else { return }
+      adopt(value, into: &current)
+      adopted = .some(identity)
     }
     guard let adopted else {
       // A change of ours is pending: save it now, against their version.

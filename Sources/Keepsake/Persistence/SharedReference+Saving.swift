@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A key whose writes are queued and must be made durable by a separate step: preferences,
-/// whose store writes in the background (DESIGN.md, rule 5: an acknowledged save is on disk).
+/// whose store writes in the background (data-safety rule "An acknowledged save is on disk").
 protocol DurableKey: Sendable {
   /// Writes what the key queued durably, and reports the error of a write that failed.
   func synchronize(in context: StorageContext) throws
@@ -75,7 +75,7 @@ extension SharedReference {
         return error
       } catch {
         // NB: a commit without a body throws only save errors; wrap anything else honestly.
-        let wrapped = SharedSaveError.writeFailed(key: key.id, underlying: error)
+        let wrapped = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
         setSaveError(wrapped)
         return wrapped
       }
@@ -101,7 +101,7 @@ extension SharedReference {
         setLoadError(loadError)
         saveError = .protected(loadError)
       } else {
-        saveError = .writeFailed(key: key.id, underlying: error)
+        saveError = .writeFailed(keyID: key.id, underlying: error)
       }
       setSaveError(saveError)
       return saveError
@@ -117,7 +117,7 @@ extension SharedReference {
       setSaveError(nil)
       return nil
     } catch {
-      let saveError = SharedSaveError.writeFailed(key: key.id, underlying: error)
+      let saveError = SharedSaveError.writeFailed(keyID: key.id, underlying: error)
       setSaveError(saveError)
       return saveError
     }
@@ -151,32 +151,5 @@ extension SharedReference {
   func flushAndReport() async throws {
     let error: SharedSaveError? = await onWriter { self.saveDurably(force: false) }
     if let error { throw error }
-  }
-
-  // MARK: - Outside changes
-
-  /// Takes in a change another process (or another reference) made to the stored data.
-  func reloadAfterOutsideChange() {
-    defer { finishLoading() }
-    if let coordinated {
-      reloadCoordinated(coordinated)
-      return
-    }
-    // A pending change made here is newer than what is stored; it is saved next.
-    if hasPendingChange() && protectingError() == nil { return }
-    do {
-      switch try key.reload(in: context) {
-      case .unchanged:
-        return
-      case .missing:
-        // Removed from outside (a preference deleted): back to the default.
-        replaceValue(fallback)
-      case .value(let value):
-        replaceValue(value)
-      }
-      if protectingError() != nil { setLoadError(nil) }
-    } catch {
-      setLoadError(SharedReference.loadError(error, key: key))
-    }
   }
 }

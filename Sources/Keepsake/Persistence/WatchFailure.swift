@@ -10,10 +10,11 @@ import Foundation
 
 /// Why a file is not being watched for changes made by other processes.
 ///
-/// A key whose watch could not be set up keeps working (it is watched as soon as a retry
-/// succeeds), and ``Shared/watchError`` says why it is blind meanwhile. Without a watch a key
-/// still never overwrites another process's data (every save compares the file first, DESIGN.md
-/// rule 7), but it only sees their changes when it saves or reloads.
+/// A key whose watch could not be set up keeps working (it is watched as soon as a retry succeeds),
+/// and ``Shared/watchError`` says why it is blind meanwhile. Without a watch a key still never
+/// overwrites another process's data (every save compares the file first: the data-safety rule
+/// "Processes that share a file lose nothing"; see the Data safety article), but it only sees their
+/// changes when it saves or reloads.
 ///
 /// ```swift
 /// if let error = $document.watchError {

@@ -37,6 +37,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A `Shared` of a part of another's value.
+  @usableFromInline
   init(projection: SharedProjection<Value>) {
     self.reference = SharedReference(projecting: projection)
   }
@@ -107,6 +108,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// key: `$settings.theme`.
   ///
   /// Observers of either are told of a change through either.
+  @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {
@@ -137,7 +139,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// temporary file, flushed, renamed over the file and the folder flushed).
   ///
   /// - Throws: ``SharedSaveError/protected(_:)`` when the stored data could not be read (it is
-  ///   left untouched), or ``SharedSaveError/writeFailed(key:underlying:)``; the previously
+  ///   left untouched), or ``SharedSaveError/writeFailed(keyID:underlying:)``; the previously
   ///   stored data is intact either way.
   public func save() async throws { try await root.save() }
 
@@ -185,7 +187,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// rethrown. For keys that are not files, `update` is ``withLock(_:)`` followed by ``save()``.
   ///
   /// - Throws: What `body` threw; ``SharedSaveError/protected(_:)`` when the stored data cannot
-  ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(key:underlying:)`` when
+  ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(keyID:underlying:)`` when
   ///   the lock could not be taken or the write failed (the file is then as it was before).
   public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
     if let projection = reference.projection { return try await projection.update(body) }

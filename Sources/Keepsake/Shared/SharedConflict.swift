@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a save found when another process had changed the same stored data, and what it did so
-/// that neither side's data was lost (DESIGN.md, rule 7).
+/// What a save found when another process had changed the same stored data, and what it did so that
+/// neither side's data was lost (data-safety rule "Processes that share a file lose nothing";
+/// see the Data safety article).
 ///
 /// Observe ``Shared/lastConflict`` to tell the person using the app, for example:
 ///
@@ -24,22 +25,22 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
     case deletedElsewhere
   }
 
-  /// The key whose data was changed on both sides.
-  public var key: SharedKeyID
+  /// The identity of the key whose data was changed on both sides.
+  public var keyID: SharedKeyID
   /// The file, for file keys.
   public var url: URL?
   /// How it was resolved.
   public var resolution: Resolution
 
   /// Creates a conflict report.
-  public init(key: SharedKeyID, url: URL?, resolution: Resolution) {
-    self.key = key
+  public init(keyID: SharedKeyID, url: URL?, resolution: Resolution) {
+    self.keyID = keyID
     self.url = url
     self.resolution = resolution
   }
 
   public var description: String {
-    let what = url.map { "The file \($0.path)" } ?? "The stored value of \(key)"
+    let what = url.map { "The file \($0.path)" } ?? "The stored value of \(keyID)"
     switch resolution {
     case .merged(let overlapping) where overlapping.isEmpty:
       return "\(what) was changed by another process; both changes were merged."

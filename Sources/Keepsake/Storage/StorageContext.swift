@@ -4,8 +4,8 @@ import Synchronization
 /// Where shared keys keep their data: a file system, preferences suites and the references of
 /// every key, as one unit.
 ///
-/// In an app, keys use ``live``: the real disk and the platform's preferences. When the process
-/// is running tests, every test gets a context of its own, with an in-memory disk, throwaway
+/// In an app, keys use ``live``: the real disk and the platform's preferences. When the process is
+/// running tests, every test gets isolated storage of its own: an in-memory file system, in-memory
 /// preferences and fresh in-memory keys, without writing anything: see ``current``. A context can
 /// also be set for a scope with ``withValue(_:operation:)-(_,()->R)``.
 ///
@@ -17,32 +17,40 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   public let fileSystem: any FileSystem
   /// A name for diagnostics, such as `live` or the identity of a test.
   public let name: String
-  /// Whether this context isolates a test (and so never touches real storage).
-  public let isEphemeral: Bool
+  /// Whether this context is isolated storage, which never touches the live storage.
+  ///
+  /// Isolated storage never reads or writes the user's files and preferences, whether it is in
+  /// memory (``inMemory(name:fileSystem:)``) or confined to a temporary folder
+  /// (``confined(to:name:)``). Isolated contexts are never flushed at exit.
+  public let isIsolated: Bool
 
   private let makePreferences: @Sendable (String?) -> any PreferencesStore
   private let suites = Mutex<[String: any PreferencesStore]>([:])
   let references = Mutex<[SharedKeyID: ReferenceSlot]>([:])
+  /// Per folder a key was opened in: the temporary files dead writers left there, found by one
+  /// listing (see `TemporaryFile.removeAbandoned(besides:in:)`).
+  let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
-  @usableFromInline let changeTracking = SharedChangeTracking()
+  @usableFromInline let changeTracking = SharedChangeTrackerSlot()
 
   /// Creates a context from its substrates.
   ///
   /// - Parameters:
   ///   - name: A name for diagnostics.
   ///   - fileSystem: The file system for `.fileStorage` keys.
-  ///   - isEphemeral: Whether the context belongs to a test.
+  ///   - isIsolated: Whether the context is isolated storage, which never touches the live
+  ///     storage (see ``isIsolated``).
   ///   - preferences: Makes the store of a preferences suite (`nil` is the default suite); called
   ///     once per suite.
   public init(
     name: String,
     fileSystem: any FileSystem,
-    isEphemeral: Bool,
+    isIsolated: Bool,
     preferences: @escaping @Sendable (_ suiteName: String?) -> any PreferencesStore
   ) {
     self.name = name
     self.fileSystem = fileSystem
-    self.isEphemeral = isEphemeral
+    self.isIsolated = isIsolated
     self.makePreferences = preferences
   }
 
@@ -57,6 +65,21 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     }
   }
 
+  /// The preferences a key given a `UserDefaults` instance (`store:`) uses here: the instance
+  /// itself in the live context; anywhere else this context's own store for a suite named
+  /// after it, so a test, a preview or a demo context never writes the real defaults.
+  func preferences(of store: UserDefaultsReference) -> any PreferencesStore {
+    guard self === StorageContext.live else { return preferences(suiteName: store.name) }
+    // NB: "\u{1}" keeps these apart from suites named by `suiteName:`.
+    return suites.withLock { suites in
+      let name = "\u{1}" + store.name
+      if let existing = suites[name] { return existing }
+      let preferences = UserDefaultsPreferences(store.defaults)
+      suites[name] = preferences
+      return preferences
+    }
+  }
+
   public var description: String { "StorageContext(\(name))" }
 
   // MARK: - Contexts
@@ -64,7 +87,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// The real disk and the platform's preferences: `UserDefaults` on Apple platforms,
   /// ``FilePreferences`` on Linux.
   public static let live = StorageContext(
-    name: "live", fileSystem: LocalFileSystem(), isEphemeral: false
+    name: "live", fileSystem: LocalFileSystem(), isIsolated: false
   ) { suiteName in
     #if canImport(Darwin)
       return UserDefaultsPreferences(suiteName: suiteName)
@@ -73,25 +96,26 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     #endif
   }
 
-  /// A fresh context in memory: what each test gets.
+  /// Fresh isolated storage in memory: what each test gets.
   ///
-  /// It has an empty ``InMemoryFileSystem``, ``EphemeralPreferences`` and no references.
-  public static func ephemeral(
-    name: String = "ephemeral", fileSystem: any FileSystem = InMemoryFileSystem()
+  /// It has an empty ``InMemoryFileSystem`` (unless `fileSystem` says otherwise),
+  /// ``InMemoryPreferences`` and no references.
+  public static func inMemory(
+    name: String = "in memory", fileSystem: any FileSystem = InMemoryFileSystem()
   ) -> StorageContext {
-    StorageContext(name: name, fileSystem: fileSystem, isEphemeral: true) { _ in
-      EphemeralPreferences()
+    StorageContext(name: name, fileSystem: fileSystem, isIsolated: true) { _ in
+      InMemoryPreferences()
     }
   }
 
-  /// The real file system and file preferences, confined to `folder`.
+  /// Confined storage: the real file system and file preferences, confined to `folder`.
   ///
   /// Every absolute path a key names is placed under the folder. For tests that deliberately
-  /// exercise the real disk.
+  /// exercise the real disk; the context is isolated storage (``isIsolated``).
   public static func confined(to folder: URL, name: String? = nil) -> StorageContext {
     let fileSystem = ConfinedFileSystem(root: folder)
     return StorageContext(
-      name: name ?? "confined to \(folder.path)", fileSystem: fileSystem, isEphemeral: true
+      name: name ?? "confined to \(folder.path)", fileSystem: fileSystem, isIsolated: true
     ) { suiteName in
       FilePreferences(url: fileSystem.confine(FilePreferences.defaultURL(suiteName: suiteName)))
     }
@@ -106,7 +130,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// In order: a context set with ``withValue(_:operation:)-(_,()->R)`` (or a testing trait);
   /// when the process runs tests (or an Xcode preview), the context of the running test (Swift
   /// Testing tests are found through `Test.current`, XCTest cases through `KeepsakeTesting`);
-  /// when it runs tests but no test can be found (a detached task, say), one ephemeral context
+  /// when it runs tests but no test can be found (a detached task, say), one in-memory context
   /// shared by such work; otherwise the one given to ``setAppDefault(_:)``, else ``live``.
   /// Nothing under test reaches ``live`` unless a test sets it.
   public static var current: StorageContext {
@@ -123,13 +147,13 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Call it once, at launch, before any key is used, for example:
   ///
   /// ```swift
-  /// if CommandLine.arguments.contains("--ephemeral-storage") {
-  ///   StorageContext.setAppDefault(.ephemeral(name: "demo"))
+  /// if CommandLine.arguments.contains("--in-memory-storage") {
+  ///   StorageContext.setAppDefault(.inMemory(name: "demo"))
   /// }
   /// ```
   ///
   /// Under test it changes nothing: every test keeps its own storage. Xcode previews get
-  /// ephemeral storage without it (`XCODE_RUNNING_FOR_PREVIEWS`).
+  /// in-memory storage without it (`XCODE_RUNNING_FOR_PREVIEWS`).
   ///
   /// - Precondition: Not called before in this process (a second call would leave keys made
   ///   before it on the first storage).

@@ -2,25 +2,26 @@ import Foundation
 import Keepsake
 import Testing
 
-/// A test trait that runs each test (or each test of a suite) in storage of its own.
+/// A test trait that runs each test (or each test of a suite) in isolated storage of its own.
 ///
 /// Every test already gets its own storage with nothing to set up; this trait is for the cases
 /// automatic detection cannot tell apart (the same Swift Testing test run twice in one process,
-/// which keeps its identity) and for custom storage, such as the real disk confined to a
-/// temporary folder.
+/// which keeps its identity) and for confined storage: the real disk, confined to a temporary
+/// folder.
 ///
 /// ```swift
 /// @Suite(.isolatedStorage) struct InboxTests { ... }
-/// @Test(.isolatedStorage(.realDisk)) func writesARealFile() async throws { ... }
+/// @Test(.isolatedStorage(.confined)) func writesARealFile() async throws { ... }
 /// ```
 public struct IsolatedStorageTrait: TestTrait, SuiteTrait, TestScoping {
-  /// Which storage each test gets.
+  /// Which isolated storage each test gets.
   public enum Kind: Sendable {
-    /// An in-memory disk, throwaway preferences and fresh in-memory keys.
-    case ephemeral
-    /// The real file system and file preferences, confined to a fresh temporary folder that is
-    /// removed after the test.
-    case realDisk
+    /// In-memory storage: an in-memory file system, in-memory preferences and fresh in-memory
+    /// keys (``StorageContext/inMemory(name:fileSystem:)``).
+    case inMemory
+    /// Confined storage: the real file system and file preferences, confined to a fresh
+    /// temporary folder that is removed after the test (``withConfinedStorage(isolation:_:)``).
+    case confined
   }
 
   let kind: Kind
@@ -33,19 +34,19 @@ public struct IsolatedStorageTrait: TestTrait, SuiteTrait, TestScoping {
     // A suite's own scope adds nothing; each of its tests gets a fresh context.
     guard testCase != nil || !test.isSuite else { return try await function() }
     switch kind {
-    case .ephemeral:
-      try await StorageContext.withValue(.ephemeral(name: "test \(test.name)")) {
+    case .inMemory:
+      try await StorageContext.withValue(.inMemory(name: "test \(test.name)")) {
         try await function()
       }
-    case .realDisk:
-      try await withRealDisk { _ in try await function() }
+    case .confined:
+      try await withConfinedStorage { _ in try await function() }
     }
   }
 }
 
 extension Trait where Self == IsolatedStorageTrait {
   /// Fresh in-memory storage for each test.
-  public static var isolatedStorage: Self { IsolatedStorageTrait(kind: .ephemeral) }
+  public static var isolatedStorage: Self { IsolatedStorageTrait(kind: .inMemory) }
 
   /// Storage of the given kind for each test.
   public static func isolatedStorage(_ kind: IsolatedStorageTrait.Kind) -> Self {
@@ -53,13 +54,14 @@ extension Trait where Self == IsolatedStorageTrait {
   }
 }
 
-/// Runs `body` with the real file system confined to a fresh temporary folder, removed after.
+/// Runs `body` in confined storage: the real file system and file preferences, confined to a
+/// fresh temporary folder that is removed after.
 ///
 /// Keys keep their absolute paths; each is placed under the folder, so a test exercises the real
 /// disk (atomic writes, permissions, watchers) without touching the developer's files.
 ///
 /// - Parameter body: Receives the temporary folder.
-public func withRealDisk<R>(
+public func withConfinedStorage<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: (URL) async throws -> R
 ) async rethrows -> R {

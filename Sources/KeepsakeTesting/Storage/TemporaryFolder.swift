@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// For keys on the real disk, ``withRealDisk(isolation:_:)`` confines them to one of these.
+/// For keys on the real disk, ``withConfinedStorage(isolation:_:)`` confines them to one of these.
 public final class TemporaryFolder: Sendable {
   /// The folder.
   public let url: URL

@@ -16,7 +16,7 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, _XCTestStorageSu
   /// Starts observing; `inProgress` gives the test already running a context of its own.
   static func install(inProgress: Bool) {
     let observer = XCTestStorageObserver()
-    if inProgress { observer.current.withLock { $0 = [.ephemeral(name: "XCTest case")] } }
+    if inProgress { observer.current.withLock { $0 = [.inMemory(name: "XCTest case")] } }
     StorageContext.xcTestContextProvider.withLock { provider in
       provider = { observer.current.withLock { $0.last } }
     }
@@ -24,7 +24,7 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, _XCTestStorageSu
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {
-    current.withLock { $0.append(.ephemeral(name: "XCTest \(testCase.name)")) }
+    current.withLock { $0.append(.inMemory(name: "XCTest \(testCase.name)")) }
   }
 
   func testCaseDidFinish(_ testCase: XCTestCase) {

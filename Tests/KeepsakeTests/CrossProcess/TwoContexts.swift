@@ -1,7 +1,7 @@
 import Foundation
 import Keepsake
 
-/// Two storage contexts over one in-memory disk: two processes sharing a file, in one test.
+/// Two storage contexts over one in-memory file system: two processes sharing a file, in one test.
 ///
 /// Each context has its own references, as each process does; the disk, its lock files and its
 /// watchers are shared, as a real disk's are.
@@ -11,8 +11,8 @@ struct TwoContexts {
   let second: StorageContext
 
   init() {
-    first = .ephemeral(name: "process A", fileSystem: disk)
-    second = .ephemeral(name: "process B", fileSystem: disk)
+    first = .inMemory(name: "process A", fileSystem: disk)
+    second = .inMemory(name: "process B", fileSystem: disk)
   }
 
   /// A `Shared` of `key` as the first process sees it.

@@ -29,8 +29,8 @@ struct WatchErrorTests {
     let folder = try TemporaryFolder()
     let url = folder.file("items.json")
     let context = StorageContext(
-      name: "refused watches", fileSystem: RefusedWatches(), isEphemeral: true
-    ) { _ in EphemeralPreferences() }
+      name: "refused watches", fileSystem: RefusedWatches(), isIsolated: true
+    ) { _ in InMemoryPreferences() }
     let items = StorageContext.withValue(context) { Shared(.fileStorage(url), default: 0) }
     let error = try #require(items.watchError)
     #expect(String(describing: error).contains(url.path))

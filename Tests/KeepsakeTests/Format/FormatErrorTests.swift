@@ -44,7 +44,7 @@ struct FormatErrorTests {
       (
         FormatError.decodingFailed(
           version: 1, codingPath: "[0].id", problem: .invalidValue("not a UUID")),
-        "The file could not be decoded as format version 1 at [0].id: invalid value: not a UUID. "
+        "The file could not be decoded as format version 1 at [0].id: the value is not valid. "
           + "Keepsake left it untouched. If this app wrote it, the model changed without a version "
           + "bump: restore the old shape or add a migration."
       ),

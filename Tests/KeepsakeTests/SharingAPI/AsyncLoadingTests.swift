@@ -64,7 +64,7 @@ struct AsyncLoadingTests {
     #expect(flags.wrappedValue == ["a": true], "an error keeps the value")
   }
 
-  /// An in-memory disk whose reads wait until the test opens the gate.
+  /// An in-memory file system whose reads wait until the test opens the gate.
   final class GatedDisk: ForwardingFileSystem, @unchecked Sendable {
     // NB: `gate` is a semaphore and `gated` an atomic; `disk` is Sendable.
     let disk: InMemoryFileSystem
@@ -99,7 +99,7 @@ struct AsyncLoadingTests {
     let url = URL(fileURLWithPath: "/app/big.json")
     let gated = GatedDisk()
     gated.disk.setContents(try JSONEncoder().encode([Note(id: 1), Note(id: 2)]), at: url)
-    let context = StorageContext.ephemeral(fileSystem: gated)
+    let context = StorageContext.inMemory(fileSystem: gated)
     // The read is held: creating the key must return anyway.
     let notes = StorageContext.withValue(context) {
       Shared(

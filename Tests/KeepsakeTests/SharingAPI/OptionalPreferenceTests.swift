@@ -7,9 +7,9 @@ import Testing
 struct OptionalPreferenceTests {
   enum Theme: String, Sendable { case light, dark }
 
-  var store: EphemeralPreferences {
+  var store: InMemoryPreferences {
     get throws {
-      try #require(StorageContext.current.preferences(suiteName: nil) as? EphemeralPreferences)
+      try #require(StorageContext.current.preferences(suiteName: nil) as? InMemoryPreferences)
     }
   }
 

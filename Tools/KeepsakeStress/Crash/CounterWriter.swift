@@ -6,7 +6,8 @@ import Keepsake
 ///
 /// It prints `ready <counter on disk>` once its key is loaded, `saved <counter>` after each
 /// acknowledged save when asked (`try await $value.save()` returned, so the value is durably on
-/// disk, DESIGN.md rule 5), and `done <writes>` when its time is up.
+/// disk, data-safety rule "An acknowledged save is on disk" (DataSafety.md)), and `done <writes>`
+/// when its time is up.
 public enum CounterWriter {
   /// What the writer does.
   public struct Options: Sendable, Equatable {

@@ -4,12 +4,13 @@ import Keepsake
 /// Kills a writing process at random moments and checks that no acknowledged save is lost and
 /// the file always reads.
 ///
-/// Each round starts `keepsake-stress writer`, which saves ``CounterValue``s with growing
-/// counters and reports every acknowledged save on its standard output, then sends it `SIGKILL`
-/// after a delay drawn from the seed. The file must then decode, be a complete value, and hold a
-/// counter at least as high as the last acknowledged one (DESIGN.md rules 4 and 5). Every few
-/// rounds a `reader` process checks the same through a fresh `@Shared`. Temporary files of killed
-/// writers must be gone once the next process has started its key.
+/// Each round starts `keepsake-stress writer`, which saves ``CounterValue``s with growing counters
+/// and reports every acknowledged save on its standard output, then sends it `SIGKILL` after a
+/// delay drawn from the seed. The file must then decode, be a complete value, and hold a counter at
+/// least as high as the last acknowledged one (data-safety rules "Writes are atomic and durable"
+/// and "An acknowledged save is on disk" (DataSafety.md)). Every few rounds a `reader` process
+/// checks the same through a fresh `@Shared`. Temporary files of killed writers must be gone once
+/// the next process has started its key.
 ///
 /// > Important: `SIGKILL` tests process crashes, not power loss: the kernel keeps every write the
 /// > process made, fsynced or not. What survives a power cut depends on `fsync` reaching the disk.

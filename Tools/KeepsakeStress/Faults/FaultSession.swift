@@ -2,8 +2,8 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
-/// One scripted session of loads, mutations and saves on a faulty in-memory disk, checking the
-/// file after every step.
+/// One scripted session of loads, mutations and saves on a faulty in-memory file system, checking
+/// the file after every step.
 struct FaultSession {
   let fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem
   let url = FaultSweepCampaign.url
@@ -29,7 +29,7 @@ struct FaultSession {
     disk.setContents(Self.initialBytes, at: url, notifyingWatchers: false)
     let counter = FaultCounter(failing: target, with: fault)
     disk.faultHandler = counter.handler
-    let context = StorageContext.ephemeral(name: "fault sweep", fileSystem: fileSystem(disk))
+    let context = StorageContext.inMemory(name: "fault sweep", fileSystem: fileSystem(disk))
     var outcome = Outcome()
     await StorageContext.withValue(context) {
       await script(disk: disk, counter: counter, outcome: &outcome)

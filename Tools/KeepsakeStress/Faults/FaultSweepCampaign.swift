@@ -6,13 +6,14 @@ import Keepsake
 /// error, and checks the file is never torn or lost, the error is visible, and the next save
 /// succeeds.
 ///
-/// The session runs on an ``InMemoryFileSystem`` seeded with the version 2 drafts fixture: it
-/// loads (and migrates) the file, saves, flushes, loads again and saves. A fault-free run counts
-/// its operations, k_max; then for every k in 1...k_max and each fault (disk full, permission
-/// denied, I/O error, short write) the k-th operation fails and the session goes on. After every
-/// step the file must decode to the initial value or one the session saved (DESIGN.md rule 4);
-/// when the fault hit, a save or load must have thrown, or `saveError`/`loadError` must say so;
-/// once it has cleared, a load and a save must succeed and store the value in memory.
+/// The session runs on an ``InMemoryFileSystem`` seeded with the version 2 drafts fixture: it loads
+/// (and migrates) the file, saves, flushes, loads again and saves. A fault-free run counts its
+/// operations, k_max; then for every k in 1...k_max and each fault (disk full, permission denied,
+/// I/O error, short write) the k-th operation fails and the session goes on. After every step the
+/// file must decode to the initial value or one the session saved (data-safety rule "Writes are
+/// atomic and durable" (DataSafety.md)); when the fault hit, a save or load must have thrown, or
+/// `saveError`/`loadError` must say so; once it has cleared, a load and a save must succeed and
+/// store the value in memory.
 public struct FaultSweepCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
@@ -20,7 +21,7 @@ public struct FaultSweepCampaign: Sendable {
     public var faults: [FileSystemFault] = [
       .fail(.diskFull), .fail(.permissionDenied), .fail(.ioError), .shortWrite(written: 64),
     ]
-    /// Builds the file system keys use from the faulty in-memory disk.
+    /// Builds the file system keys use from the faulty in-memory file system.
     ///
     /// The default uses the disk itself; the campaign's tests wrap it in a deliberately broken
     /// writer.

@@ -8,8 +8,9 @@ import Keepsake
   import Darwin
 #endif
 
-/// Not damaged bytes but the wrong thing at a key's path, which DESIGN.md rule 8 says is refused
-/// at once, without blocking or being read whole, and left as it is.
+/// Not damaged bytes but the wrong thing at a key's path, which data-safety rule "Bad files get a
+/// clear error at once" (DataSafety.md) says is refused at once, without blocking or being read
+/// whole, and left as it is.
 ///
 /// Each case is made on the real disk in a folder of its own and loaded through
 /// `@Shared(.fileStorage(url, format: DraftsFormat.self))`, which must report a `loadError` that
@@ -69,8 +70,8 @@ public enum BadFileCase: String, CaseIterable, Sendable {
   ///   save, or what happened instead.
   public func load(_ url: URL) async -> String {
     let context = StorageContext(
-      name: "bad file \(rawValue)", fileSystem: LocalFileSystem(), isEphemeral: false
-    ) { _ in EphemeralPreferences() }
+      name: "bad file \(rawValue)", fileSystem: LocalFileSystem(), isIsolated: false
+    ) { _ in InMemoryPreferences() }
     let maximum = limit ?? FileSystemLimits.defaultMaximumFileSize
     return await StorageContext.withValue(context) {
       @Shared(.fileStorage(url, format: DraftsFormat.self, maximumFileSize: maximum))

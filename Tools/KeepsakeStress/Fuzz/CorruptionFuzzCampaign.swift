@@ -3,7 +3,8 @@ import Foundation
 import Keepsake
 
 /// Loads thousands of damaged drafts files and checks Keepsake never crashes, always reports the
-/// damage, and never changes a file it could not read (DESIGN.md rule 1).
+/// damage, and never changes a file it could not read (data-safety rule "A file Keepsake cannot
+/// read is never overwritten" (DataSafety.md)).
 ///
 /// Cases start from the golden fixture of every version (see ``FuzzCase``). Each one loads
 /// through `@Shared(.fileStorage(url, format: DraftsFormat.self))` in a fresh in-memory
@@ -14,8 +15,9 @@ import Keepsake
 /// file and reported, and the campaign goes on.
 ///
 /// Then each ``BadFileCase`` (a FIFO, a device link, a folder, a file over a small limit, a link
-/// loop) is loaded from the real disk (DESIGN.md rule 8); with an executable each runs in a
-/// child killed at a deadline, so a hang is counted too.
+/// loop) is loaded from the real disk (data-safety rule "Bad files get a clear error at once"
+/// (DataSafety.md)); with an executable each runs in a child killed at a deadline, so a hang is
+/// counted too.
 public struct CorruptionFuzzCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
@@ -28,7 +30,7 @@ public struct CorruptionFuzzCampaign: Sendable {
     public var executable: String?
     /// Cases per child process.
     public var batchSize = 2_500
-    /// Builds the file system keys use from the in-memory disk, for in-process runs (the
+    /// Builds the file system keys use from the in-memory file system, for in-process runs (the
     /// default uses it directly); the campaign's tests wrap it in a broken one.
     public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 

@@ -37,7 +37,7 @@ public struct FuzzBatch: Sendable {
   public var seed: UInt64
   /// The case indices.
   public var range: Range<Int>
-  /// Builds the file system keys use from the in-memory disk (the default uses it directly).
+  /// Builds the file system keys use from the in-memory file system (the default uses it directly).
   public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 
   /// A batch of the cases `range` of the run with `seed`.
@@ -63,7 +63,7 @@ public struct FuzzBatch: Sendable {
     disk.setContents(fuzzCase.bytes, at: Self.url, notifyingWatchers: false)
     let expected = Swift.Result { () throws(FormatError) in try DraftsFormat.decode(fuzzCase.bytes)
     }
-    let context = StorageContext.ephemeral(
+    let context = StorageContext.inMemory(
       name: "fuzz \(fuzzCase.index)", fileSystem: fileSystem(disk))
     let label = "case \(fuzzCase.index) (\(fuzzCase.fixture), \(fuzzCase.damage))"
     await StorageContext.withValue(context) {

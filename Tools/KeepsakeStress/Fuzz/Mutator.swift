@@ -175,7 +175,7 @@ public enum Mutator {
     let others = replacements.filter { $0.typeName != current?.typeName }
     let replacement = others.randomElement(using: &random) ?? .null
     let changed = document.replacing(atPath: path, with: replacement)
-    return (changed.jsonData(), "\(render(path)) became \(replacement.typeName)")
+    return (changed.jsonData(), "\(JSONPathComponent.render(path)) became \(replacement.typeName)")
   }
 
   private static func hugeNumber(_ bytes: Data, using random: inout SeededGenerator) -> (
@@ -193,10 +193,11 @@ public enum Mutator {
       decoding: document.replacing(atPath: path, with: .string(marker)).jsonData(), as: UTF8.self)
     let escaped = String(decoding: JSONValue.string(marker).jsonData(), as: UTF8.self)
     let replaced = text.replacingOccurrences(of: escaped, with: number)
-    return (Data(replaced.utf8), "\(render(path)) became \(described)")
+    return (Data(replaced.utf8), "\(JSONPathComponent.render(path)) became \(described)")
   }
 
-  private static func allPaths(_ value: JSONValue, prefix: [JSONPathStep] = []) -> [[JSONPathStep]]
+  private static func allPaths(_ value: JSONValue, prefix: [JSONPathComponent] = [])
+    -> [[JSONPathComponent]]
   {
     var paths = [prefix]
     switch value {
@@ -213,26 +214,10 @@ public enum Mutator {
     }
     return paths
   }
-
-  private static func render(_ path: [JSONPathStep]) -> String {
-    let text = path.map { step in
-      switch step {
-      case .key(let key): ".\(key)"
-      case .index(let index): "[\(index)]"
-      }
-    }.joined()
-    return text.isEmpty ? "the top level" : String(text.drop { $0 == "." })
-  }
-}
-
-/// One step of a path into a JSON document.
-enum JSONPathStep: Hashable, Sendable {
-  case key(String)
-  case index(Int)
 }
 
 extension JSONValue {
-  fileprivate func value(atPath path: [JSONPathStep]) -> JSONValue? {
+  fileprivate func value(atPath path: [JSONPathComponent]) -> JSONValue? {
     guard let step = path.first else { return self }
     let child: JSONValue? =
       switch (self, step) {
@@ -244,7 +229,8 @@ extension JSONValue {
     return child?.value(atPath: Array(path.dropFirst()))
   }
 
-  fileprivate func replacing(atPath path: [JSONPathStep], with replacement: JSONValue) -> JSONValue
+  fileprivate func replacing(atPath path: [JSONPathComponent], with replacement: JSONValue)
+    -> JSONValue
   {
     guard let step = path.first else { return replacement }
     let rest = Array(path.dropFirst())

@@ -174,6 +174,10 @@ struct DiffInspector: Decodable, Equatable {
   }
 
   /// A coding path with each key's string and integer value, so `Index 3` and a key `3` differ.
+  ///
+  /// NB: not `JSONPathComponent.render(codingPath:)`, the renderer of Keepsake's messages, on
+  /// purpose: that one reads as Swift (`tracks[3]`) and so cannot show the two codecs making
+  /// different keys for the same place.
   static func renderPath(_ path: [any CodingKey]) -> String {
     "["
       + path.map { "\($0.stringValue.debugDescription)#\($0.intValue.map(String.init) ?? "-")" }

@@ -8,9 +8,9 @@ import Foundation
 
 /// Compares Keepsake's JSON codec with Foundation's on random values and damaged bytes: the same
 /// bytes written, the same documents accepted, equal values, the same errors (case, coding path,
-/// message), and no crash on any input, nesting up to 100,000 levels included (DESIGN.md,
-/// "Performance floors": the codec must agree with Foundation byte for byte on acceptance and
-/// meaning).
+/// message), and no crash on any input, nesting up to 100,000 levels included (the codec's
+/// performance floor: it must beat Foundation's and agree with it byte for byte on acceptance
+/// and meaning).
 ///
 /// With an executable, batches run in child processes (`keepsake-stress json-diff-batch`): a
 /// batch that dies is split until the crashing case is found, which is counted and reported (a

@@ -16,10 +16,12 @@ import Keepsake
 /// model, ``CrashStates`` lists what may have survived; each state is written into a scratch
 /// folder and opened as a fresh process would (``FreshOpen``). A state is bad when, on it:
 /// - a drafts file or the preferences suite holds bytes that are neither the version before the
-///   step in flight nor the step's new one: torn, zero-filled, missing, or older than a save
-///   that was acknowledged before the cut (DESIGN.md rules 4 and 5);
+///   step in flight nor the step's new one: torn, zero-filled, missing, or older than a save that
+///   was acknowledged before the cut (data-safety rules "Writes are atomic and durable" and "An
+///   acknowledged save is on disk" (DataSafety.md));
 /// - a key reports a load error for a file that is not the session's deliberately damaged one;
-/// - the damaged bytes are gone, or a quarantine copy of them is torn (rule 3);
+/// - the damaged bytes are gone, or a quarantine copy of them is torn (rule "A damaged file is
+///   preserved before anything replaces it");
 /// - a key's own temporary file is still there after the key was opened (recovery).
 ///
 /// Temporary files of copies and of the preferences suite that nothing removes are counted but
@@ -133,7 +135,7 @@ public struct PowerLossCampaign: Sendable {
           fresh = try FreshOpen.observe(image, in: folder, writerPID: writerPID)
           observed[image] = fresh
         }
-        if !fresh.strayTemporary.isEmpty { tally.stray.insert(image) }
+        if !fresh.strayTemporary.isEmpty { tally.stray.insert(image); print("STRAY", fresh.strayTemporary) }
         let problems = expected.problems(in: fresh)
         guard !problems.isEmpty else { continue }
         tally.bad += 1

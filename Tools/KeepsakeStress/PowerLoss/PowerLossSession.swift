@@ -61,8 +61,8 @@ struct PowerLossSession {
   ///   anything.
   func run() async throws -> [Step] {
     let context = StorageContext(
-      name: "power-loss session", fileSystem: fileSystem, isEphemeral: false
-    ) { _ in EphemeralPreferences() }
+      name: "power-loss session", fileSystem: fileSystem, isIsolated: false
+    ) { _ in InMemoryPreferences() }
     var steps: [Step] = []
     func step(
       _ name: String, writes files: [String], _ body: () async throws -> Void

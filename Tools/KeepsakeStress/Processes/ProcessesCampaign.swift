@@ -2,7 +2,7 @@ import Foundation
 import Keepsake
 
 /// Many processes add items to one file at once, and not one item may be lost or doubled
-/// (DESIGN.md, rule 7).
+/// (data-safety rule "Processes that share a file lose nothing", DataSafety.md).
 ///
 /// Three parts, on the real disk:
 /// 1. *Transactions*: N processes (`keepsake-stress processes-child --mode transactions`) each
@@ -130,7 +130,8 @@ public struct ProcessesCampaign: Sendable {
       .init("file size at the end (bytes)", size ?? 0),
     ]
     if configuration.transactionWriter == .unmerged || !copies.files.isEmpty {
-      // Rule 7 keeps what a save could not merge: the file lost these, a person can find them.
+      // The rule "Processes that share a file lose nothing" keeps what a save could not merge:
+      // the file lost these, a person can find them.
       let recovered = Set(copies.ids).intersection(group.added).subtracting(count.ids)
       findings.figures += [
         .init("conflicts kept both", totals[2]),

@@ -5,15 +5,16 @@ import Synchronization
 
 /// The children of the processes campaign: many processes adding items to one file at once.
 ///
-/// Each prints `ready` once its key is loaded, waits for the start file (so that all of them
-/// really overlap), and adds its items. It prints `added <id>` for each item once it is durably
-/// saved (the transaction or the `save()` returned, DESIGN.md rule 5), and at the end
-/// `done <added> <merges> <kept-both>`: how many items it added and how many conflicts its
-/// `lastConflict` reported, merged or kept as a conflict copy.
+/// Each prints `ready` once its key is loaded, waits for the start file (so that all of them really
+/// overlap), and adds its items. It prints `added <id>` for each item once it is durably saved (the
+/// transaction or the `save()` returned, data-safety rule "An acknowledged save is on disk"
+/// (DataSafety.md)), and at the end `done <added> <merges> <kept-both>`: how many items it added
+/// and how many conflicts its `lastConflict` reported, merged or kept as a conflict copy.
 public enum ProcessesChild {
   /// How a child writes.
   public enum Mode: String, Sendable, CaseIterable {
-    /// One `update` transaction per item (DESIGN.md, rule 7's serializable read-modify-write).
+    /// One `update` transaction per item (the serializable read-modify-write of data-safety rule
+    /// "Processes that share a file lose nothing").
     case update
     /// One `withTransaction { withLock }` per item: the same lock, refresh and durable write as
     /// `update`, through the scope that holds the lock around async work.

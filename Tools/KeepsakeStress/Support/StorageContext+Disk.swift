@@ -1,14 +1,14 @@
 import Keepsake
 
 extension StorageContext {
-  /// A fresh context on the real disk, with its own references and throwaway preferences.
+  /// A fresh context on the real disk, with its own references and in-memory preferences.
   ///
   /// NB: not ``StorageContext/live``: references are cached per context, so a check that must
   /// read the file again (not a cached value) needs a context of its own. Campaigns never touch
   /// preferences, so none are written.
   public static func disk(name: String) -> StorageContext {
-    StorageContext(name: name, fileSystem: LocalFileSystem(), isEphemeral: false) { _ in
-      EphemeralPreferences()
+    StorageContext(name: name, fileSystem: LocalFileSystem(), isIsolated: false) { _ in
+      InMemoryPreferences()
     }
   }
 }

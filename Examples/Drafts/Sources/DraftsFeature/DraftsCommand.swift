@@ -25,7 +25,7 @@ public struct DraftsCommand: Equatable, Sendable {
 
   /// The usage text.
   public static let usage = """
-    usage: drafts [--store PATH] [--ephemeral-storage] <command>
+    usage: drafts [--store PATH] [--in-memory-storage] <command>
 
     commands:
       add TEXT          add a draft
@@ -36,7 +36,7 @@ public struct DraftsCommand: Equatable, Sendable {
       discard ID        discard a draft
       path              print where the drafts are stored
 
-    --ephemeral-storage runs on storage in memory: a demo that never touches the store.
+    --in-memory-storage runs on storage in memory: a demo that never touches the store.
     IDs may be abbreviated to a unique prefix. The store is $KEEPSAKE_DRAFTS_STORE, else
     $XDG_DATA_HOME/keepsake-drafts/drafts.json, else ~/.local/share/keepsake-drafts/drafts.json.
     """

@@ -6,9 +6,9 @@ import Keepsake
 let environment = ProcessInfo.processInfo.environment
 var arguments = Array(CommandLine.arguments.dropFirst())
 // A demo mode that never touches the real drafts: the whole program runs on storage in memory.
-if let flag = arguments.firstIndex(of: "--ephemeral-storage") {
+if let flag = arguments.firstIndex(of: "--in-memory-storage") {
   arguments.remove(at: flag)
-  StorageContext.setAppDefault(.ephemeral(name: "drafts --ephemeral-storage"))
+  StorageContext.setAppDefault(.inMemory(name: "drafts --in-memory-storage"))
 }
 do {
   let command = try DraftsCommand.parse(arguments, environment: environment)

@@ -1,10 +1,11 @@
 /// How a file key combines its pending change with another process's change of the same file: a
 /// three-way merge.
 ///
-/// When a save finds that someone else replaced the file since this reference last read or
-/// wrote it, it merges three values: the *base* (what this reference last read or wrote),
-/// *ours* (the value in memory) and *theirs* (the file now). The merged value becomes the value
-/// in memory (observers are told) and is what is written (DESIGN.md, rule 7).
+/// When a save finds that someone else replaced the file since this reference last read or wrote
+/// it, it merges three values: the *base* (what this reference last read or wrote), *ours* (the
+/// value in memory) and *theirs* (the file now). The merged value becomes the value in memory
+/// (observers are told) and is what is written (data-safety rule "Processes that share a file lose
+/// nothing"; see the Data safety article).
 ///
 /// Values that conform to ``SharedMergeable`` merge by themselves. Arrays of `Identifiable &
 /// Equatable` elements and dictionaries of `Equatable` values do out of the box, so most

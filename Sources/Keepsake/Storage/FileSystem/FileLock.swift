@@ -4,8 +4,8 @@ import Synchronization
 /// An exclusive lock on a file, shared with other processes, held until released.
 ///
 /// A ``FileSystem`` hands one out from ``FileSystem/lockExclusively(_:timeout:)``. Keepsake holds
-/// it across the check-and-write of every save of a file key, and across a transaction
-/// (DESIGN.md, rule 7: processes that share a file lose nothing). It is released by
+/// it across the check-and-write of every save of a file key, and across a transaction (data-safety
+/// rule "Processes that share a file lose nothing"; see the Data safety article). It is released by
 /// ``release()`` or, at the latest, when the lock is deinitialized; a process that dies releases
 /// its locks with it.
 public final class FileLock: Sendable {

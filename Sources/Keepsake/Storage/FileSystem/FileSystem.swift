@@ -9,10 +9,11 @@ public protocol FileSystem: Sendable {
   /// Reads a whole file, refusing anything that is not a regular file of at most
   /// `maximumSize` bytes.
   ///
-  /// Data safety (DESIGN.md, rule 8): a FIFO, a device, a socket or a directory at `url`, a
-  /// loop of symbolic links, or a file larger than `maximumSize` is refused at once, without
-  /// blocking and without reading it whole, and is left as it is. A file that grows past the
-  /// limit while it is read is refused too; at most `maximumSize + 1` bytes are ever held.
+  /// The data-safety rule "Bad files get a clear error at once" (see the Data safety article): a
+  /// FIFO, a device, a socket or a directory at `url`, a loop of symbolic links, or a file larger
+  /// than `maximumSize` is refused at once, without blocking and without reading it whole, and is
+  /// left as it is. A file that grows past the limit while it is read is refused too; at most
+  /// `maximumSize + 1` bytes are ever held.
   ///
   /// - Parameters:
   ///   - url: The file.
@@ -26,9 +27,10 @@ public protocol FileSystem: Sendable {
 
   /// Replaces the file at `url` with `data`, atomically and durably.
   ///
-  /// The data is written to a temporary file in the same folder, flushed to disk, renamed over
-  /// the target and the folder is flushed, so a crash at any instant leaves either the old file
-  /// or the new one (DESIGN.md, rule 4). Missing parent folders are created.
+  /// The data is written to a temporary file in the same folder, flushed to disk, renamed over the
+  /// target and the folder is flushed, so a crash at any instant leaves either the old file or the
+  /// new one (data-safety rule "Writes are atomic and durable"; see the Data safety article).
+  /// Missing parent folders are created.
   ///
   /// - Throws: ``FileSystemError``; on failure the previous file is untouched.
   func writeAtomically(_ data: Data, to url: URL) throws
@@ -48,7 +50,8 @@ public protocol FileSystem: Sendable {
   ///
   /// The lock is taken on a lock file beside the target (`name.lock`), never on the target: an
   /// atomic replace gives the target a new inode. Keepsake holds it across every save's
-  /// check-and-write and across transactions (DESIGN.md, rule 7).
+  /// check-and-write and across transactions (data-safety rule "Processes that share a file lose
+  /// nothing"; see the Data safety article).
   ///
   /// - Throws: ``FileSystemError``; ``FileSystemError/Reason/lockTimedOut(seconds:)`` when the
   ///   lock stayed held for `timeout`.

@@ -24,13 +24,14 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     /// Any other `errno`.
     case posix(code: Int32)
     /// The path names something other than a regular file, which is refused without reading
-    /// it (DESIGN.md, rule 8).
+    /// it (data-safety rule "Bad files get a clear error at once"; see the Data safety article).
     ///
     /// `kind` says what was found, as an indefinite noun: "a FIFO", "a character device",
     /// "a block device", "a socket", "a directory" or "a special file".
     case notARegularFile(kind: String)
-    /// The file is larger than the limit it was read with, in bytes; it was refused without
-    /// being read whole (DESIGN.md, rule 8).
+    /// The file is larger than the limit it was read with, in bytes; it was refused without being
+    /// read whole (data-safety rule "Bad files get a clear error at once"; see the Data safety
+    /// article).
     ///
     /// For a file that grew past the limit while it was read, `size` is its size when that was
     /// noticed.
@@ -48,7 +49,6 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
       case .lockTimedOut(let seconds):
         return "another process held its lock for \(seconds) seconds; nothing was written"
       case .posix(let code): return String(cString: strerror(code))
-      // NB: "untouched" tells `SharedLoadError` not to say it a second time.
       case .notARegularFile(let kind):
         return
           "it is \(kind), not a regular file, so it was not read and was left untouched; "
@@ -94,6 +94,17 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
 
   public var description: String {
     "Could not \(operation.verb) \(path): \(reason)."
+  }
+}
+
+extension FileSystemError: DescribesUntouchedData {
+  /// The reasons for refusing a bad file say that it was left untouched (rule "Bad files get a
+  /// clear error at once").
+  var saysDataIsUntouched: Bool {
+    switch reason {
+    case .notARegularFile, .tooLarge, .linkLoop: true
+    case .diskFull, .permissionDenied, .ioError, .shortWrite, .lockTimedOut, .posix: false
+    }
   }
 }
 

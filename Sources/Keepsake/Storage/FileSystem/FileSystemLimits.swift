@@ -4,7 +4,7 @@
 /// value could be (a log file or a disk image at the key's path, a store gone wrong) would
 /// exhaust the app's memory. Such a file is refused with
 /// ``FileSystemError/Reason/tooLarge(size:limit:)`` before a byte of it is read, and left as it
-/// is (DESIGN.md, rule 8).
+/// is (data-safety rule "Bad files get a clear error at once"; see the Data safety article).
 public enum FileSystemLimits {
   /// The size above which ``FileSystem/contents(of:)`` refuses a file: 256 MiB.
   ///

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The lock files of an ``InMemoryFileSystem``: exclusive, blocking, not reentrant, exactly like
-/// `flock` on separate descriptors, so two storage contexts over one in-memory disk exclude each
-/// other the way two processes do.
+/// `flock` on separate descriptors, so two storage contexts over one in-memory file system exclude
+/// each other the way two processes do.
 final class InMemoryFileLocks: @unchecked Sendable {
   // NB: `held` is only read and written with `condition` locked.
   private let condition = NSCondition()

@@ -21,8 +21,7 @@ public final class InMemoryFileSystem: FileSystem {
     var version: UInt64 = 0
     var identities: [String: UInt64] = [:]
     var folders: Set<String> = ["/"]
-    var watchers: [Int: (path: String, onChange: @Sendable () -> Void)] = [:]
-    var nextWatcher = 0
+    var watchers = KeyedObservers()
     var operations: [FileSystemOperationRecord] = []
     var faultHandler: FileSystemFaultHandler?
   }
@@ -73,7 +72,7 @@ public final class InMemoryFileSystem: FileSystem {
         state.files[path] = nil
       }
       guard notifyingWatchers else { return [] }
-      return state.watchers.values.filter { $0.path == path }.map(\.onChange)
+      return state.watchers.callbacks { $0 == path }
     }
     for callback in callbacks { callback() }
   }
@@ -94,7 +93,8 @@ public final class InMemoryFileSystem: FileSystem {
     let path = Self.key(url)
     return try state.withLock { state in
       guard let data = state.files[path] else { return nil }
-      // Refused by its size before it is read, as the real disk does (rule 8).
+      // Refused by its size before it is read, as the real disk does (rule "Bad files get a clear
+      // error at once").
       if data.count > maximumSize {
         throw Self.record(
           .read, path, .tooLarge(size: Int64(data.count), limit: maximumSize), &state)
@@ -141,7 +141,7 @@ public final class InMemoryFileSystem: FileSystem {
       // The rename already happened: a failed folder flush is reported but the new bytes stay,
       // exactly as on a real disk.
       try Self.perform(.fsync, folder, &state)
-      return state.watchers.values.filter { $0.path == path }.map(\.onChange)
+      return state.watchers.callbacks { $0 == path }
     }
     for callback in callbacks { callback() }
   }
@@ -186,15 +186,8 @@ public final class InMemoryFileSystem: FileSystem {
 
   public func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     let path = Self.key(url)
-    let id = state.withLock { state in
-      let id = state.nextWatcher
-      state.nextWatcher += 1
-      state.watchers[id] = (path, onChange)
-      return id
-    }
-    return StorageSubscription { [weak self] in
-      _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
-    }
+    let id = state.withLock { $0.watchers.add(path, onChange) }
+    return StorageSubscription { [weak self] in self?.state.withLock { $0.watchers.remove(id) } }
   }
 
   // MARK: - Internals

@@ -8,18 +8,19 @@ import Foundation
   import Musl
 #endif
 
-/// The real disk, written with the atomic, durable protocol of DESIGN.md rule 4.
+/// The real disk, written with the atomic, durable protocol of data-safety rule "Writes are atomic
+/// and durable" (see the Data safety article).
 ///
 /// `Data.write(options: .atomic)` is not used: measured on Linux it never flushes the folder (so
 /// the rename may not survive a power loss), resets a `0600` file to `0644`, and replaces a
 /// symbolic link with a regular file. This writer keeps the file's permissions and writes through
 /// a link to its target.
 ///
-/// Reading refuses at once what it must not read (rule 8): a FIFO, a device, a socket or a
-/// directory is found by `fstat` on a descriptor opened without blocking, before a byte is read;
-/// a file over the size limit is refused by its size, and one that grows past it while being
-/// read by the byte over the limit. A loop of symbolic links is refused by reads and writes
-/// alike. All of them are left as they are.
+/// Reading refuses at once what it must not read (rule "Bad files get a clear error at once"): a
+/// FIFO, a device, a socket or a directory is found by `fstat` on a descriptor opened without
+/// blocking, before a byte is read; a file over the size limit is refused by its size, and one that
+/// grows past it while being read by the byte over the limit. A loop of symbolic links is refused
+/// by reads and writes alike. All of them are left as they are.
 public struct LocalFileSystem: FileSystem {
   /// The system calls that change the disk: the real ones, or a recorder's (see ``SystemCalls``).
   let calls: SystemCalls
@@ -34,8 +35,9 @@ public struct LocalFileSystem: FileSystem {
   public func contents(of url: URL, maximumSize: Int) throws -> Data? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = url.path
-    // NB: rule 8. O_NONBLOCK so opening a FIFO that has no writer returns at once instead of
-    // waiting for one; O_NOCTTY so a terminal at the path never becomes the controlling one.
+    // NB: rule "Bad files get a clear error at once". O_NONBLOCK so opening a FIFO that has no
+    // writer returns at once instead of waiting for one; O_NOCTTY so a terminal at the path never
+    // becomes the controlling one.
     let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
     if fd < 0 {
       let code = errno
@@ -194,7 +196,7 @@ public struct LocalFileSystem: FileSystem {
   ///
   /// - Throws: ``FileSystemError/Reason/linkLoop`` for a loop of symbolic links, which
   ///   `resolvingSymlinksInPath()` returns unresolved: renaming over it would replace a link
-  ///   the user made (rule 8).
+  ///   the user made (rule "Bad files get a clear error at once").
   private func fileMode(_ path: String) throws -> mode_t? {
     var info = stat()
     guard stat(path, &info) == 0 else {

@@ -12,8 +12,9 @@ import Synchronization
 /// Records every system call a ``LocalFileSystem`` makes through ``SystemCalls``, in order and
 /// with its paths, and forwards it to the real one (or fails it, when told to).
 ///
-/// For tests of the durable-write protocol (DESIGN.md, rule 4) and for the power-loss campaign,
-/// which replays the log to find every state a power cut could leave:
+/// For tests of the durable-write protocol (data-safety rule "Writes are atomic and durable"; see
+/// the Data safety article) and for the power-loss campaign, which replays the log to find every
+/// state a power cut could leave:
 ///
 /// ```swift
 /// let recorder = SystemCallRecorder()
@@ -101,7 +102,8 @@ package final class SystemCallRecorder: Sendable {
   }
 
   private let state = Mutex(State())
-  /// Decides, before each call, whether it fails instead (an `errno`) or goes to the system (`nil`).
+  /// Decides, before each call, whether it fails instead (an `errno`) or goes to the system
+  /// (`nil`).
   private let fault: @Sendable (Record.Call) -> Int32?
 
   /// A recorder that forwards every call, or fails those `fault` returns an `errno` for.

@@ -11,10 +11,10 @@ import Foundation
 /// The system calls through which ``LocalFileSystem`` changes what is on disk, as one seam.
 ///
 /// Every call that creates, writes, flushes, renames or removes a file or a folder, or takes a
-/// file's lock, goes through here, so a test can run the real writer with a recorder that logs
-/// each call in order and forwards it (see ``SystemCallRecorder``), and prove the protocol of
-/// DESIGN.md rule 4 step by step. Reads of bytes, `stat` and directory listings change nothing and
-/// call the system directly.
+/// file's lock, goes through here, so a test can run the real writer with a recorder that logs each
+/// call in order and forwards it (see ``SystemCallRecorder``), and prove the protocol of
+/// data-safety rule "Writes are atomic and durable" (see the Data safety article) step by step.
+/// Reads of bytes, `stat` and directory listings change nothing and call the system directly.
 ///
 /// Each closure has the contract of the call it is named after: it returns what the call returns
 /// and leaves `errno` set as the call does.

@@ -38,9 +38,49 @@ enum TemporaryFile {
   /// never read as the data).
   static func removeAbandoned(besides url: URL, in fileSystem: any FileSystem) {
     let folder = url.deletingLastPathComponent()
-    let fileName = url.lastPathComponent
     guard let names = try? fileSystem.contentsOfDirectory(at: folder) else { return }
-    for name in names {
+    _ = remove(names.filter(isAbandoned), belongingTo: url, in: fileSystem)
+  }
+
+  /// The same for a key opened in `context`, listing each folder once per context.
+  ///
+  /// NB: a folder of ten thousand keys was listed once per key (measured: most of a key's
+  /// creation). A dead writer writes nothing more, so what one listing found abandoned stays
+  /// so; a writer killed after it leaves a harmless file until the next launch.
+  static func removeAbandoned(besides url: URL, in context: StorageContext) {
+    // NB: the folder's path by string: on Linux `deletingLastPathComponent()` standardizes and
+    // resolves links with a system call per component, on every key's creation.
+    let path = url.path
+    let folderPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
+    let fileSystem = context.fileSystem
+    let found = context.abandonedTemporaryFiles.withLock { known -> [String] in
+      if let names = known[folderPath] { return names }
+      let listed = try? fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent())
+      let names = (listed ?? []).filter(isAbandoned)
+      known[folderPath] = names
+      return names
+    }
+    guard !found.isEmpty else { return }
+    let removed = remove(found, belongingTo: url, in: fileSystem)
+    context.abandonedTemporaryFiles.withLock { known in
+      known[folderPath]?.removeAll { removed.contains($0) }
+    }
+  }
+
+  /// Whether `name` is a temporary file whose writer is no longer running.
+  private static func isAbandoned(_ name: String) -> Bool {
+    guard let target = targetName(of: name) else { return false }
+    return isAbandoned(name, for: target)
+  }
+
+  /// Removes those of `abandoned` that belong to `url`; returns the names it dealt with.
+  private static func remove(
+    _ abandoned: [String], belongingTo url: URL, in fileSystem: any FileSystem
+  ) -> Set<String> {
+    let folder = url.deletingLastPathComponent()
+    let fileName = url.lastPathComponent
+    var removed: Set<String> = []
+    for name in abandoned {
       guard let target = targetName(of: name) else { continue }
       // NB: a copy's temporary file (a quarantine or conflict copy cut short) belongs to the
       // file too: nothing else would ever remove it.
@@ -48,10 +88,11 @@ enum TemporaryFile {
         target == fileName
         || Quarantine.originalURL(of: folder.appendingPathComponent(target))?.lastPathComponent
           == fileName
-      if belongs && isAbandoned(name, for: target) {
-        try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
-      }
+      guard belongs else { continue }
+      try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
+      removed.insert(name)
     }
+    return removed
   }
 
   /// The file a temporary file's name was made for, or `nil` when it is not one.

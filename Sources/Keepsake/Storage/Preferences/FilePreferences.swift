@@ -18,8 +18,9 @@ import Synchronization
 /// - takes an exclusive `flock` on a lock file beside the suite, re-reads the file under it and
 ///   writes back only the keys this process changed, so two processes writing different keys
 ///   lose neither;
-/// - never overwrites a suite file it cannot read (DESIGN.md, rule 1): writes fail with the
-///   read error and the file is left as it is;
+/// - never overwrites a suite file it cannot read (data-safety rule "A file Keepsake cannot read is
+///   never overwritten"; see the Data safety article): writes fail with the read error and the file
+///   is left as it is;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 public final class FilePreferences: PreferencesStore {
   /// The suite's file.
@@ -30,8 +31,7 @@ public final class FilePreferences: PreferencesStore {
     var dirty: Set<String> = []
     var writeScheduled = false
     var lastError: (any Error)?
-    var observers: [Int: (key: String, onChange: @Sendable () -> Void)] = [:]
-    var nextObserver = 0
+    var observers = KeyedObservers()
   }
 
   private let state = Mutex(State())
@@ -96,15 +96,8 @@ public final class FilePreferences: PreferencesStore {
   public func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let id = state.withLock { state in
-      let id = state.nextObserver
-      state.nextObserver += 1
-      state.observers[id] = (key, onChange)
-      return id
-    }
-    return StorageSubscription { [weak self] in
-      _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-    }
+    let id = state.withLock { $0.observers.add(key, onChange) }
+    return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
   public func flush() throws {
@@ -125,6 +118,9 @@ public final class FilePreferences: PreferencesStore {
       let merged = try withFileLock { () throws -> [String: PreferenceValue] in
         var merged = try readFile() ?? [:]
         for key in changes { merged[key] = values[key] }
+        // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty
+        // printed, for people who open it, which Keepsake's compact encoder does not do; it
+        // is small, so the faster codec would save little. It is read through `JSONInput`.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try fileSystem.writeAtomically(try encoder.encode(merged), to: url)
@@ -163,7 +159,7 @@ public final class FilePreferences: PreferencesStore {
           changed.insert(key)
         }
       }
-      return state.observers.values.filter { changed.contains($0.key) }.map(\.onChange)
+      return state.observers.callbacks { changed.contains($0) }
     }
     for callback in callbacks { callback() }
   }
@@ -173,7 +169,11 @@ public final class FilePreferences: PreferencesStore {
     do {
       return try JSONInput.decode([String: PreferenceValue].self, from: data)
     } catch {
-      throw PreferencesError.unreadable(path: url.path, reason: String(describing: error))
+      // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
+      // codec), whose messages name types and keys but never a stored value, so their detail
+      // can be part of the description.
+      throw PreferencesError.unreadable(
+        path: url.path, reason: ErrorMessage.reason(error, includingDetail: true))
     }
   }
 
@@ -197,4 +197,8 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         + "and no changes are written to it until it is repaired or removed."
     }
   }
+}
+
+extension PreferencesError: DescribesUntouchedData {
+  var saysDataIsUntouched: Bool { true }
 }

@@ -14,6 +14,21 @@ public enum PreferenceValue: Equatable, Sendable, Codable {
   case url(URL)
   case strings([String])
 
+  /// The value's type, as an indefinite noun ("a string"), for messages that must not show the
+  /// value itself.
+  var typeDescription: String {
+    switch self {
+    case .bool: "a Boolean"
+    case .int: "an integer"
+    case .double: "a floating-point number"
+    case .string: "a string"
+    case .data: "data"
+    case .date: "a date"
+    case .url: "a URL"
+    case .strings: "an array of strings"
+    }
+  }
+
   /// The value as the property-list object `UserDefaults` stores.
   var propertyListObject: Any {
     switch self {
@@ -50,16 +65,17 @@ extension PreferenceValue {
     case .data: self = .data(try container.decode(Data.self, forKey: kind))
     case .date:
       let text = try container.decode(String.self, forKey: kind)
+      // NB: the messages name what was expected, never the stored text (the user's value).
       guard let date = try? Date(text, strategy: .iso8601) else {
         throw DecodingError.dataCorruptedError(
-          forKey: kind, in: container, debugDescription: "Not an ISO 8601 date: \(text)")
+          forKey: kind, in: container, debugDescription: "Not an ISO 8601 date")
       }
       self = .date(date)
     case .url:
       let text = try container.decode(String.self, forKey: kind)
       guard let url = URL(string: text) else {
         throw DecodingError.dataCorruptedError(
-          forKey: kind, in: container, debugDescription: "Not a URL: \(text)")
+          forKey: kind, in: container, debugDescription: "Not a URL")
       }
       self = .url(url)
     case .strings: self = .strings(try container.decode([String].self, forKey: kind))

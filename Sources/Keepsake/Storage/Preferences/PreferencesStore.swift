@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Implementations: ``FilePreferences`` (Keepsake's own file per suite, the default on Linux),
 /// ``UserDefaultsPreferences`` (the default on Apple platforms, selectable everywhere) and
-/// ``EphemeralPreferences`` (in memory, the store of a test). Every method may be called from any
+/// ``InMemoryPreferences`` (in memory, the store of a test). Every method may be called from any
 /// thread; `set` must not do file I/O on the caller's thread.
 public protocol PreferencesStore: Sendable {
   /// The stored value for `key`, or `nil` when none is stored.

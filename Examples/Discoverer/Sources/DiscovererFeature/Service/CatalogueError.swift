@@ -1,3 +1,5 @@
+import Keepsake
+
 /// Why sample data for ``MockMusicService`` could not be used.
 ///
 /// Each case names what to fix: the resource, the coding path or the identifier.
@@ -32,12 +34,9 @@ nonisolated public enum CatalogueError: Error, Equatable, Sendable, CustomString
   /// A readable account of a decoding error that names the failing coding path.
   static func describe(_ error: any Error) -> String {
     guard let error = error as? DecodingError else { return "\(error)" }
+    // Paths read as in Keepsake's own errors: `tracks[0].title`, or `the top level`.
     func path(_ context: DecodingError.Context) -> String {
-      let text = context.codingPath.map { key in
-        key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
-      }.joined()
-      let trimmed = text.hasPrefix(".") ? String(text.dropFirst()) : text
-      return trimmed.isEmpty ? "the top level" : trimmed
+      JSONPathComponent.render(codingPath: context.codingPath)
     }
     switch error {
     case .keyNotFound(let key, let context):

@@ -75,7 +75,11 @@ public final class RecentlyPlayedViewModel {
     }
   }
 
-  /// The feed as cached on disk: the list last loaded completely.
+  /// The feed the cache keeps: the list last loaded completely.
+  ///
+  /// This is the shared value in memory. It reaches the cache file with the next background
+  /// save, so for a moment after a load it can be ahead of the file; when the file could not be
+  /// read (``cacheProblem``) it is empty while the file keeps its bytes.
   public var cachedFeed: [Track] { feed }
 
   /// Why the cache file could not be read, or `nil`.

@@ -1,13 +1,17 @@
 import Synchronization
 
-/// Whether a ``StorageContext`` has a ``SharedChangeTracker`` installed, checked on every read and
-/// mutation of a shared value.
+/// The place in a ``StorageContext`` where a ``SharedChangeTracker`` is installed, with a flag
+/// checked on every read and mutation of a shared value.
+///
+/// NB: the tracker is the idea (what a test asserted of each reference); the slot is only how a
+/// context holds it cheaply. A context always has a slot (`StorageContext.changeTracking`),
+/// usually empty.
 ///
 /// The hot path of ``Shared`` reads only ``isActive`` (one relaxed atomic load) when no test
 /// store is tracking changes; the tracker itself is behind a lock and looked up only when the
 /// flag is set.
 @usableFromInline
-package final class SharedChangeTracking: Sendable {
+package final class SharedChangeTrackerSlot: Sendable {
   /// Set while a tracker is installed.
   @usableFromInline let isActive = Atomic<Bool>(false)
   private let installed = Mutex<SharedChangeTracker?>(nil)

@@ -1,12 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Preferences that live in memory only: the throwaway store a test gets for `.appStorage`.
-public final class EphemeralPreferences: PreferencesStore {
+/// Preferences that live in memory only: the store a test's isolated storage has for `.appStorage`.
+public final class InMemoryPreferences: PreferencesStore {
   private struct State {
     var values: [String: PreferenceValue] = [:]
-    var observers: [Int: (key: String, onChange: @Sendable () -> Void)] = [:]
-    var nextObserver = 0
+    var observers = KeyedObservers()
   }
   private let state = Mutex(State())
 
@@ -25,7 +24,7 @@ public final class EphemeralPreferences: PreferencesStore {
   public func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
     let callbacks = state.withLock { state in
       state.values[key] = value
-      return state.observers.values.filter { $0.key == key }.map(\.onChange)
+      return state.observers.callbacks { $0 == key }
     }
     for callback in callbacks { callback() }
   }
@@ -33,15 +32,8 @@ public final class EphemeralPreferences: PreferencesStore {
   public func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let id = state.withLock { state in
-      let id = state.nextObserver
-      state.nextObserver += 1
-      state.observers[id] = (key, onChange)
-      return id
-    }
-    return StorageSubscription { [weak self] in
-      _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-    }
+    let id = state.withLock { $0.observers.add(key, onChange) }
+    return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
   public func flush() throws {}
