@@ -60,9 +60,11 @@ let package = Package(
       name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
-      name: "KeepsakeStressTests", dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake"]),
+      name: "KeepsakeStressTests",
+      dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake", "KeepsakeTesting"]),
     .testTarget(
-      name: "KeepsakeBenchTests", dependencies: ["keepsake-bench", "Keepsake", "DraftsFeature"]),
+      name: "KeepsakeBenchTests",
+      dependencies: ["keepsake-bench", "Keepsake", "DraftsFeature", "KeepsakeTesting"]),
     .testTarget(
       name: "KeepsakeStoreTests",
       dependencies: ["KeepsakeStore", "KeepsakeTesting", "FaultInjection"]),

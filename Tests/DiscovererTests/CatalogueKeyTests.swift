@@ -1,6 +1,7 @@
 import DiscovererFeature
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 @Suite("Catalogue as a read-only key")
@@ -10,11 +11,7 @@ struct CatalogueKeyTests {
   func loads() async throws {
     @SharedReader(.catalogue) var catalogue = Catalogue.empty
     #expect($catalogue.isLoading)
-    let deadline = ContinuousClock.now + .seconds(10)
-    while $catalogue.isLoading && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    #expect(!$catalogue.isLoading)
+    #expect(await waitUntil { !$catalogue.isLoading })
     #expect(catalogue.tracks.count == 40)
     #expect($catalogue.loadError == nil)
     let again = SharedReader(.catalogue, default: Catalogue.empty)

@@ -4,6 +4,11 @@ import Foundation
 import Keepsake
 import Testing
 
+/// `RecentlyPlayedViewModel` under every fault its service can show.
+///
+/// NB: one file on purpose (past ~300 lines): one suite per source file, and the view model is
+/// one state machine (loading, pages, failures, cancellation, background refresh) whose tests
+/// share the service and the cache helpers at the top of the suite; the sections are marked.
 @MainActor
 @Suite("RecentlyPlayedViewModel", .timeLimit(.minutes(1)))
 struct RecentlyPlayedViewModelTests {

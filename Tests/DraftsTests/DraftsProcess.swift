@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTesting
 import Testing
 
 #if canImport(Glibc)
@@ -15,22 +16,11 @@ enum DraftsProcess {
 
   /// A fresh folder to be the child's home (and store), removed when the folder is released;
   /// requires the built `drafts` product.
-  static func home() throws -> Home {
+  static func home() throws -> TemporaryFolder {
     try #require(
       FileManager.default.isExecutableFile(atPath: executable.path),
       "build the drafts product first (swift build --build-tests)")
-    return try Home()
-  }
-
-  /// A temporary home folder, removed on deinit.
-  final class Home: Sendable {
-    let url: URL
-    init() throws {
-      url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("keepsake-drafts-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
+    return try TemporaryFolder()
   }
 
   /// How a run of `drafts` ended.

@@ -22,10 +22,8 @@ struct FixtureLockTests {
 
   @Test("An edited fixture fails with the reason fixtures are never edited")
   func editedFixtureFails() throws {
-    let directory = FileManager.default.temporaryDirectory.appending(
-      path: "lock-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let folder = try TemporaryFolder()
+    let directory = folder.url
     try Data("[]".utf8).write(to: directory.appending(path: "x-v1.json"))
     let hash = "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
     try Data("\(hash)  x-v1.json\n".utf8).write(to: directory.appending(path: "fixtures.lock"))
@@ -41,10 +39,8 @@ struct FixtureLockTests {
 
   @Test("A fixture missing from the lock fails with the line to add")
   func unlockedFixtureFails() throws {
-    let directory = FileManager.default.temporaryDirectory.appending(
-      path: "lock-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let folder = try TemporaryFolder()
+    let directory = folder.url
     try Data().write(to: directory.appending(path: "fixtures.lock"))
     try Data("[]".utf8).write(to: directory.appending(path: "x-v2.json"))
     let problems = FixtureLock.problems(in: directory)

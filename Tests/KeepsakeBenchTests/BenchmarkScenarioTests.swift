@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTesting
 import Testing
 
 @testable import keepsake_bench
@@ -13,10 +14,9 @@ import Testing
 struct BenchmarkScenarioTests {
   @Test("Every scenario runs at the smallest size and its checks hold")
   func everyScenarioRuns() async throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-bench-test-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    var benchmark = Benchmark(folder: folder)
+    let temporary = try TemporaryFolder()
+    // The benchmark makes its own folder.
+    var benchmark = Benchmark(folder: temporary.file("bench"))
     benchmark.sizes = [1_000]
     benchmark.repetitions = 1
     benchmark.fileRepetitions = 1

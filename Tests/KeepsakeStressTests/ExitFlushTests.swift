@@ -1,5 +1,6 @@
 import Foundation
 import KeepsakeStress
+import KeepsakeTesting
 import Testing
 
 /// A process that changes a file key and exits normally still writes the change (data-safety
@@ -16,10 +17,9 @@ struct ExitFlushTests {
 
   @Test("A pending coalesced save is written when the process exits")
   func pendingSaveWrittenAtExit() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-exit-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let url = folder.appendingPathComponent("numbers.json")
+    let folder = try TemporaryFolder()
+    // The child makes the folder the key is in.
+    let url = folder.file("new/numbers.json")
     #expect(try runChild(writing: url).exitCode == 0)
     let numbers = try JSONDecoder().decode([Int].self, from: Data(contentsOf: url))
     #expect(numbers == [1, 2, 3])
@@ -27,11 +27,8 @@ struct ExitFlushTests {
 
   @Test("An unreadable file is not written at exit either")
   func protectedFileUntouchedAtExit() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-exit-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let url = folder.appendingPathComponent("numbers.json")
+    let folder = try TemporaryFolder()
+    let url = folder.file("numbers.json")
     let damaged = Data("[1, 2,".utf8)
     try damaged.write(to: url)
     #expect(try runChild(writing: url).exitCode == 0)

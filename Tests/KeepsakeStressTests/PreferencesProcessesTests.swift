@@ -1,6 +1,7 @@
 import Foundation
 import Keepsake
 import KeepsakeStress
+import KeepsakeTesting
 import Testing
 
 /// Several processes writing different keys of one preferences suite at once lose none of them
@@ -10,11 +11,8 @@ import Testing
 struct PreferencesProcessesTests {
   @Test("Three processes writing 300 keys each keep all 900")
   func threeProcessesKeepEveryKey() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-prefs-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let url = folder.appendingPathComponent("suite.json")
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
     let prefixes = ["a", "b", "c"]
     let children = try prefixes.map { prefix in
       try ChildProcess(
@@ -31,7 +29,7 @@ struct PreferencesProcessesTests {
       let kept = (0..<300).filter { suite.value(forKey: "\(prefix)-\($0)") == .int($0) }.count
       #expect(kept == 300, "process \(prefix) kept \(kept) of 300 keys")
     }
-    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
     #expect(names.allSatisfy { !$0.contains(".keepsake-tmp-") }, "no temporary file left")
   }
 }

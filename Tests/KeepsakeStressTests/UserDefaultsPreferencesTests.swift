@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// `UserDefaultsPreferences` on Linux, through swift-corelibs `UserDefaults`, in a child process
@@ -27,10 +28,8 @@ struct UserDefaultsPreferencesTests {
 
   @Test("Values written by one process are read by the next, under the temporary home only")
   func roundTrip() throws {
-    let home = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-defaults-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: home) }
+    let folder = try TemporaryFolder()
+    let home = folder.url
 
     #expect(try child(["get", "count"], home: home) == "missing")
     #expect(try child(["set", "count", "int", "42"], home: home) == "ok")

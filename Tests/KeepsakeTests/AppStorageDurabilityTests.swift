@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// `.appStorage` keeps the same promises as files: an acknowledged save is on disk, a failed
@@ -63,11 +64,7 @@ struct AppStorageDurabilityTests {
     let context = StorageContext.confined(to: folder.url)
     let flag = StorageContext.withValue(context) { Shared(.appStorage("flag"), default: false) }
     flag.withLock { $0 = true }
-    let deadline = ContinuousClock.now + .seconds(10)
-    while flag.saveError == nil && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    #expect(flag.saveError != nil, "the failed background write is reported")
+    #expect(await waitUntil { flag.saveError != nil }, "the failed background write is reported")
   }
 
   @Test("A preference removed from outside returns the value to its default")

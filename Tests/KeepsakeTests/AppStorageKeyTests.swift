@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 @Suite("App storage")
@@ -80,106 +81,5 @@ struct AppStorageKeyTests {
     store.setFromOutside(.double(0.9), forKey: "volume")
     await $volume.flush()
     #expect(volume == 0.9)
-  }
-}
-
-@Suite("File preferences")
-struct FilePreferencesTests {
-  @Test("Values survive a new store on the same file")
-  func persists() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    let first = FilePreferences(url: url)
-    first.set(.string("dark"), forKey: "theme")
-    first.set(.date(Date(timeIntervalSince1970: 0)), forKey: "installed")
-    try first.flush()
-    let second = FilePreferences(url: url)
-    #expect(second.value(forKey: "theme") == .string("dark"))
-    #expect(second.value(forKey: "installed") == .date(Date(timeIntervalSince1970: 0)))
-  }
-
-  @Test("Two writers of different keys lose neither")
-  func twoWriters() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    // Two stores on one file behave like two processes: each has its own memory and file
-    // descriptors, and only the lock and the file are shared.
-    let a = FilePreferences(url: url)
-    let b = FilePreferences(url: url)
-    for index in 0..<100 {
-      a.set(.int(index), forKey: "a\(index)")
-      b.set(.int(index), forKey: "b\(index)")
-      if index % 10 == 0 {
-        try a.flush()
-        try b.flush()
-      }
-    }
-    try a.flush()
-    try b.flush()
-    let reader = FilePreferences(url: url)
-    for index in 0..<100 {
-      #expect(reader.value(forKey: "a\(index)") == .int(index))
-      #expect(reader.value(forKey: "b\(index)") == .int(index))
-    }
-  }
-
-  @Test(
-    "A suite file with a malformed value is unreadable, with a reason and without the value",
-    arguments: [
-      (
-        #"{"k": {"date": "yesterday"}}"#,
-        "the value is not valid at k.date (Not an ISO 8601 date)", "yesterday"
-      ),
-      (#"{"k": {"url": "http://[oops"}}"#, "the value is not valid at k.url (Not a URL)", "oops"),
-      (
-        #"{"k": {"int": 1, "bool": true}}"#,
-        "the value is not valid at k (A preference must be an object with exactly one type key)",
-        "true"
-      ),
-      (
-        #"{"k": {"colour": "crimson"}}"#,
-        "the value is not valid at k (A preference must be an object with exactly one type key)",
-        "crimson"
-      ),
-    ])
-  func malformedValue(_ json: String, _ reason: String, _ storedValue: String) throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    try Data(json.utf8).write(to: url)
-    let store = FilePreferences(url: url)
-    let error = try #require(store.lastError as? PreferencesError)
-    #expect(
-      error.description
-        == "The preferences file \(url.path) could not be read (\(reason)). It has been left "
-        + "untouched and no changes are written to it until it is repaired or removed.")
-    #expect(!error.description.contains(storedValue))
-  }
-
-  @Test("Every kind of value survives the suite file")
-  func everyKindRoundTrips() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    let values: [String: PreferenceValue] = [
-      "bool": .bool(true), "int": .int(-3), "double": .double(0.25), "string": .string("é"),
-      "data": .data(Data([0, 255])), "date": .date(Date(timeIntervalSince1970: 1_700_000_000)),
-      "url": .url(URL(fileURLWithPath: "/tmp/x")), "strings": .strings(["a", "b"]),
-    ]
-    let writer = FilePreferences(url: url)
-    for (key, value) in values { writer.set(value, forKey: key) }
-    try writer.flush()
-    let reader = FilePreferences(url: url)
-    for (key, value) in values { #expect(reader.value(forKey: key) == value, "\(key)") }
-  }
-
-  @Test("An unreadable suite file is never overwritten")
-  func unreadableSuite() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    let garbage = Data("{not json".utf8)
-    try garbage.write(to: url)
-    let store = FilePreferences(url: url)
-    store.set(.bool(true), forKey: "flag")
-    #expect(throws: PreferencesError.self) { try store.flush() }
-    #expect(try Data(contentsOf: url) == garbage)
   }
 }

@@ -163,7 +163,7 @@ struct FileStorageKeyTests {
     try await backend.run { disk in
       @Shared(.fileStorage(url)) var items: [Item] = []
       try disk.write(Self.good, to: url)
-      await disk.eventually($items) { items.count == 2 }
+      await disk.eventually($items) { [items = $items] in items.wrappedValue.count == 2 }
     }
   }
 
@@ -176,7 +176,7 @@ struct FileStorageKeyTests {
       @Shared(.fileStorage(url)) var items: [Item] = []
       let damaged = Data(#"{"version": 99, "content": []}"#.utf8)
       try disk.write(damaged, to: url)
-      await disk.eventually($items) { $items.loadError != nil }
+      await disk.eventually($items) { [items = $items] in items.loadError != nil }
       $items.withLock { $0.append(Item(id: 3, title: "later")) }
       await $items.flush()
       #expect(try disk.contents(of: url) == damaged)

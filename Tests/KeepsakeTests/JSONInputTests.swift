@@ -1,6 +1,7 @@
 import DraftsFeature
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// Regression tests for input that crashes `JSONDecoder`: 513 unclosed `[` and nothing else.
@@ -35,11 +36,8 @@ struct JSONInputTests {
 
   @Test("A preferences suite file of it is reported and never overwritten")
   func preferencesSuite() throws {
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("keepsake-json-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let url = folder.appendingPathComponent("suite.json")
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
     try Self.crasher.write(to: url)
     let store = FilePreferences(url: url)
     store.set(.bool(true), forKey: "flag")

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// Thousands of keys: a reference lives while something holds it, is forgotten afterwards,
@@ -36,21 +37,22 @@ struct ReferenceLifetimeTests {
     #expect(again.wrappedValue == 2)
   }
 
-  @Test("A pending save keeps its reference alive until it is written")
+  @Test("A pending save keeps its reference alive until it is written", .timeLimit(.minutes(1)))
   func pendingSaveKeepsReference() async throws {
     let context = StorageContext.inMemory()
     let disk = try #require(context.fileSystem as? InMemoryFileSystem)
     let url = URL(fileURLWithPath: "/docs/pending.json")
+    // The disk tells its watchers after each write: the wait wakes at the save itself.
+    let (writes, wrote) = AsyncStream<Void>.makeStream()
+    let watch = disk.watch(url) { wrote.yield() }
+    defer { watch?.cancel() }
     do {
       let shared = StorageContext.withValue(context) {
         Shared(.fileStorage(url, saveInterval: .milliseconds(20)), default: 0)
       }
       shared.withLock { $0 = 42 }
     }
-    let deadline = ContinuousClock.now + .seconds(10)
-    while (try disk.contents(of: url)) == nil && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
+    for await _ in writes { break }
     #expect(try disk.contents(of: url) == Data("42".utf8), "the dropped key's change is written")
   }
 
@@ -101,12 +103,11 @@ struct ReferenceLifetimeTests {
         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data("\(index)".utf8).write(to: url, options: .atomic)
     }
-    let deadline = ContinuousClock.now + .seconds(20)
-    var blind = keys.indices.filter { keys[$0].wrappedValue != $0 }
-    while !blind.isEmpty && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(20))
-      blind = blind.filter { keys[$0].wrappedValue != $0 }
+    // Each key's reload wakes the wait; it ends when the last key has seen its file.
+    await waitUntil(timeout: .seconds(20)) {
+      keys.indices.allSatisfy { keys[$0].wrappedValue == $0 }
     }
+    let blind = keys.indices.filter { keys[$0].wrappedValue != $0 }
     #expect(
       blind.isEmpty, "\(blind.count) keys never saw their file written, from #\(blind.first ?? 0)")
   }

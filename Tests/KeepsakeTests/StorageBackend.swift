@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// The storage a test body runs against, so one body checks the in-memory file system and the real
@@ -47,21 +48,16 @@ struct TestDisk: Sendable {
     try context.fileSystem.contentsOfDirectory(at: folder)
   }
 
-  /// Waits until `condition` holds, flushing `shared` first: an in-memory file system tells
-  /// watchers at once, a real one through the kernel, a moment later.
+  /// Waits until `condition` (on observable state of `shared`) holds, after flushing `shared`:
+  /// an in-memory file system tells watchers at once, a real one through the kernel, a moment
+  /// later.
   func eventually<Value>(
-    _ shared: Shared<Value>, _ condition: () -> Bool,
+    _ shared: Shared<Value>, _ condition: @escaping @Sendable () -> Bool,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while true {
-      await shared.flush()
-      if condition() { return }
-      if ContinuousClock.now > deadline {
-        Issue.record("the condition never held", sourceLocation: sourceLocation)
-        return
-      }
-      try? await Task.sleep(for: .milliseconds(5))
+    await shared.flush()
+    if !(await waitUntil(condition)) {
+      Issue.record("the condition never held", sourceLocation: sourceLocation)
     }
   }
 }

@@ -1,20 +1,37 @@
 import Foundation
 import Keepsake
 import KeepsakeTesting
-import Synchronization
 import Testing
 
-/// Lets two parallel tests wait (boundedly) until both have written.
+/// Lets two parallel tests wait until both have written, so each checks its values while the
+/// other's are in place.
+///
+/// NB: bounded: when the other test does not run at the same time (a filtered or serial run),
+/// the wait ends after 5 seconds and the test checks its own values alone.
 actor Rendezvous {
   static let shared = Rendezvous()
   private var arrived: Set<String> = []
+  /// Who waits, for whom.
+  private var waiting: [UUID: (other: String, continuation: CheckedContinuation<Void, Never>)] =
+    [:]
 
   func arrive(_ name: String, waitingFor other: String) async {
     arrived.insert(name)
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !arrived.contains(other) && ContinuousClock.now < deadline {
-      await Task.yield()
+    for (id, waiter) in waiting where waiter.other == name {
+      waiting.removeValue(forKey: id)?.continuation.resume()
     }
+    guard !arrived.contains(other) else { return }
+    let id = UUID()
+    let timer = Task {
+      try? await Task.sleep(for: .seconds(5))
+      self.stopWaiting(id)
+    }
+    await withCheckedContinuation { waiting[id] = (other, $0) }
+    timer.cancel()
+  }
+
+  private func stopWaiting(_ id: UUID) {
+    waiting.removeValue(forKey: id)?.continuation.resume()
   }
 }
 
@@ -75,9 +92,9 @@ struct TestIsolationTests {
     #expect(context !== StorageContext.live)
   }
 
-  @Test("Confined storage opts into the real disk, under a temporary folder")
+  @Test("Confined storage opts into the real disk, under a temporary folder removed after")
   func confinedStorageOptIn() async throws {
-    try await withConfinedStorage { folder in
+    let used = try await withConfinedStorage { folder in
       let url = URL(fileURLWithPath: "/etc/keepsake/opt-in.json")
       @Shared(.fileStorage(url)) var value = 0
       $value.withLock { $0 = 5 }
@@ -85,7 +102,9 @@ struct TestIsolationTests {
       let placed = folder.appendingPathComponent("etc/keepsake/opt-in.json")
       #expect(try Data(contentsOf: placed) == Data("5".utf8))
       #expect(!FileManager.default.fileExists(atPath: url.path))
+      return folder
     }
+    #expect(!FileManager.default.fileExists(atPath: used.path), "the folder is removed after")
   }
 
   @Test(
@@ -97,27 +116,5 @@ struct TestIsolationTests {
     ])
   func isolatedContexts(context: StorageContext, isIsolated: Bool) {
     #expect(context.isIsolated == isIsolated)
-  }
-}
-
-@Suite("Isolation, run twice", .isolatedStorage)
-struct RunTwiceTests {
-  /// The same test body, run twice in one process as a repeated suite would: the trait gives
-  /// each run fresh storage.
-  @Test("A repeated run starts from fresh storage")
-  func repeatedRun() async throws {
-    let test = try #require(Test.current)
-    let seen = Mutex<[Int]>([])
-    // The trait's scope, entered twice for the same test, as a repeated run enters it.
-    for _ in 0..<2 {
-      try await IsolatedStorageTrait.isolatedStorage.provideScope(
-        for: test, testCase: Test.Case.current
-      ) {
-        @Shared(.inMemory("run")) var runs = 0
-        seen.withLock { $0.append(runs) }
-        $runs.withLock { $0 += 1 }
-      }
-    }
-    #expect(seen.withLock { $0 } == [0, 0])
   }
 }

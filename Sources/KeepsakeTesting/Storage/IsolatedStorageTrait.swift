@@ -65,11 +65,11 @@ public func withConfinedStorage<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: (URL) async throws -> R
 ) async rethrows -> R {
-  let folder = FileManager.default.temporaryDirectory
-    .appendingPathComponent("keepsake-\(UUID().uuidString)", isDirectory: true)
-  defer { try? FileManager.default.removeItem(at: folder) }
-  return try await StorageContext.withValue(.confined(to: folder)) {
-    try await body(folder)
+  // NB: the folder is made by the confined file system on the first write, so this cannot fail.
+  let folder = TemporaryFolder(unmade: ())
+  defer { withExtendedLifetime(folder) {} }
+  return try await StorageContext.withValue(.confined(to: folder.url)) {
+    try await body(folder.url)
   }
 }
 

@@ -16,19 +16,12 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = IssueReporter.Location(
-      fileID: fileID, filePath: filePath, line: line, column: column)
-    await Task.yield()
-    if received.isEmpty, strict {
-      reporter.report("There were no received actions to skip.", at: location)
-    }
-    if !received.isEmpty, showsSkippedAssertions {
-      reporter.reportKnown(
-        skipped("\(received.count) received action(s) were skipped:\n\n" + receivedActionsList()),
-        at: location)
-    }
-    acceptReceivedActions()
-    reportDependencyIssues(at: location)
+    await skip(
+      received.map { ValueDump.render($0.action) }, strict: strict,
+      noneMessage: TestStoreMessage.noActionsToSkip,
+      skippedMessage: TestStoreMessage.actionsSkipped,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) { acceptReceivedActions() }
   }
 
   /// Cancels every effect still running, so the test may end without waiting for them.
@@ -50,23 +43,35 @@ extension TestStore {
     line: UInt = #line,
     column: UInt = #column
   ) async {
-    let location = IssueReporter.Location(
-      fileID: fileID, filePath: filePath, line: line, column: column)
-    await Task.yield()
-    let running = runner?.running ?? []
-    if running.isEmpty {
-      if strict {
-        reporter.report("There were no in-flight effects to skip.", at: location)
-      }
-    } else if showsSkippedAssertions {
-      reporter.reportKnown(
-        skipped(
-          "\(running.count) in-flight effect(s) were cancelled. Started by:\n\n"
-            + running.map { indent($0.origin) }.joined(separator: "\n")),
-        at: location)
+    await skip(
+      runningEffects.map(\.origin), strict: strict, noneMessage: TestStoreMessage.noEffectsToSkip,
+      skippedMessage: TestStoreMessage.effectsCancelled,
+      at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) {
+      runner?.cancelAll()
+      wakeAll()
     }
-    runner?.cancelAll()
-    wakeAll()
+  }
+
+  /// The one body of both skips: lets what is about to arrive arrive, reports that there was
+  /// nothing to skip (when `strict`) or lists what is skipped (when showing skipped
+  /// assertions), then skips it with `accept`.
+  private func skip(
+    _ items: @autoclosure () -> [String],
+    strict: Bool,
+    noneMessage: String,
+    skippedMessage: ([String]) -> String,
+    at location: IssueReporter.Location,
+    accept: () -> Void
+  ) async {
+    await Task.yield()
+    let items = items()
+    if items.isEmpty {
+      if strict { reporter.report(noneMessage, at: location) }
+    } else if showsSkippedAssertions {
+      reporter.reportKnown(TestStoreMessage.skipped(skippedMessage(items)), at: location)
+    }
+    accept()
     reportDependencyIssues(at: location)
   }
 
@@ -104,12 +109,10 @@ extension TestStore {
     defer {
       if exhaustivity != .on, previous == .on {
         handlePendingActions(
-          before: "leaving withExhaustivity",
+          before: TestStoreMessage.Step.leavingWithExhaustivity,
           at: IssueReporter.Location(
             fileID: fileID, filePath: filePath, line: line, column: column))
-        let now = observe()
-        assertedState = now.state
-        tracker.setSnapshots(now.shared)
+        acceptCurrentState()
       }
       self.exhaustivity = previous
     }
@@ -135,26 +138,26 @@ extension TestStore {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
     let timeout = timeout ?? self.timeout
-    await wait(timeout: timeout) { runner?.running.isEmpty ?? true }
+    await waitForEffects(timeout: timeout)
     // The end-of-test check in deinit is done here, with the caller's line.
     defer {
       ledger.setFinished(true)
       reportDependencyIssues(at: location)
     }
     guard exhaustivity == .on || showsSkippedAssertions else { return }
-    if let running = runner?.running, !running.isEmpty {
-      let message = runningEffectsMessage(running, waited: timeout)
+    let running = runningEffects
+    if !running.isEmpty {
+      let message = TestStoreMessage.effectsStillRunning(running.map(\.origin), waited: timeout)
       if exhaustivity == .on {
         reporter.report(message, at: location)
       } else {
-        reporter.reportKnown(skipped(message), at: location)
+        reporter.reportKnown(TestStoreMessage.skipped(message), at: location)
       }
     }
-    handlePendingActions(before: "finishing", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.finishing, at: location)
     check(
       actual: observe(), closure: nil,
-      unexpectedChange: "State changed after the last assertion, but the change was not "
-        + "asserted (assert it with `store.assert { ... }`):",
+      unexpectedChange: TestStoreMessage.unassertedChangeAtFinish,
       at: location)
   }
 }

@@ -43,7 +43,7 @@ extension TestStore {
     column: UInt = #column
   ) async {
     await receive(
-      description: "an action matching the predicate", matching: isMatching,
+      description: TestStoreMessage.actionMatchingPredicate, matching: isMatching,
       mismatch: { self.unexpectedAction($0) }, timeout: timeout,
       closure: updateStateToExpectedResult,
       at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -154,7 +154,7 @@ extension TestStore {
     column: UInt = #column
   ) async {
     await receive(
-      description: "an action of the expected case (with a \(ValueDump.typeName(Payload.self)))",
+      description: TestStoreMessage.actionOfCase(payloadType: ValueDump.typeName(Payload.self)),
       matching: { extract($0) != nil }, mismatch: { self.unexpectedAction($0) },
       timeout: timeout, closure: updateStateToExpectedResult,
       at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
@@ -186,20 +186,21 @@ extension TestStore {
     column: UInt = #column
   ) async {
     await receive(
-      description: "an action of the expected case with \(ValueDump.render(expectedPayload))",
+      description: TestStoreMessage.actionOfCase(payload: ValueDump.render(expectedPayload)),
       matching: { extract($0) == expectedPayload },
       mismatch: { action in
         guard let payload = extract(action), let diff = ValueDiff.diff(expectedPayload, payload)
         else { return self.unexpectedAction(action) }
-        return "Received an action of the expected case with another payload:\n\n"
-          + self.indent(diff) + "\n\n(Expected: \u{2212}, Received: +)"
+        return TestStoreMessage.unexpectedPayload(diff: diff)
       },
       timeout: timeout, closure: updateStateToExpectedResult,
       at: IssueReporter.Location(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  // MARK: - Waiting for an action
+  // MARK: - The one body
 
+  /// Waits for a received action, checks it with `matching` and asserts the state it led to:
+  /// what every `receive` overload does, given what it expects.
   private func receive(
     description: String,
     matching: (Action) -> Bool,
@@ -211,27 +212,20 @@ extension TestStore {
     defer { reportDependencyIssues(at: location) }
     let timeout = timeout ?? self.timeout
     let exhaustive = exhaustivity == .on
-    await wait(timeout: timeout) {
-      (exhaustive ? !received.isEmpty : received.contains { matching($0.action) })
-        || (runner?.running.isEmpty ?? true)
-    }
+    await waitForAction(exhaustive: exhaustive, timeout: timeout, matching: matching)
     let index = exhaustive ? received.indices.first : received.firstIndex { matching($0.action) }
     guard let index else {
-      let running = runner?.running ?? []
-      let why =
-        running.isEmpty
-        ? "none was received and no effects are running"
-        : "none was received within \(timeout) (effects still running, started by "
-          + running.map(\.origin).joined(separator: ", ") + ")"
-      reporter.report("Expected to receive \(description), but \(why).", at: location)
+      reporter.report(
+        TestStoreMessage.noActionReceived(
+          description, running: runningEffects.map(\.origin), timeout: timeout),
+        at: location)
       return
     }
     if index > 0, showsSkippedAssertions {
-      let skippedActions = received[..<index].map { indent(ValueDump.render($0.action)) }
       reporter.reportKnown(
-        skipped(
-          "\(index) received action(s) skipped before \(description):\n\n"
-            + skippedActions.joined(separator: "\n")),
+        TestStoreMessage.skipped(
+          TestStoreMessage.actionsSkipped(
+            received[..<index].map { ValueDump.render($0.action) }, before: description)),
         at: location)
     }
     let next = received[index]
@@ -244,9 +238,8 @@ extension TestStore {
 
   private func unexpectedAction(_ action: Action, expected: Action? = nil) -> String {
     guard let expected, let diff = ValueDiff.diff(expected, action) else {
-      return "Received an unexpected action:\n\n" + indent(ValueDump.render(action))
+      return TestStoreMessage.unexpectedAction(ValueDump.render(action))
     }
-    return "Received an unexpected action:\n\n" + indent(diff)
-      + "\n\n(Expected: \u{2212}, Received: +)"
+    return TestStoreMessage.unexpectedAction(diff: diff)
   }
 }

@@ -46,7 +46,7 @@ import KeepsakeStore
 @MainActor
 public final class TestStore<State, Action: Sendable> {
   /// The feature's current state: every action sent or received so far has been reduced.
-  public private(set) var state: State
+  public internal(set) var state: State
 
   /// How much the test must assert; ``Exhaustivity/on`` by default.
   public var exhaustivity: Exhaustivity = .on {
@@ -152,18 +152,11 @@ public final class TestStore<State, Action: Sendable> {
     tracker.uninstall()
     for message in dependencyIssues.drain() { reporter.report(message, at: creation) }
     guard end.exhaustive, !end.finished else { return }
-    var problems: [String] = []
     // NB: effects still running are not reported here: an effect ends one hop after its last
     // `send`, so one that is just finishing would race this check and fail tests at random.
     // `finish()` waits for effects and reports those that do not end.
     if end.received > 0 {
-      problems.append(
-        "\(end.received) received action(s) were never asserted at the end of the test "
-          + "(assert them with `await store.receive(...)`, and end the test with "
-          + "`await store.finish()`).")
-    }
-    if !problems.isEmpty {
-      reporter.report(problems.joined(separator: "\n\n"), at: creation)
+      reporter.report(TestStoreMessage.actionsNeverAsserted(count: end.received), at: creation)
     }
   }
 
@@ -209,7 +202,7 @@ public final class TestStore<State, Action: Sendable> {
   ) async -> StoreTask {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    handlePendingActions(before: "sending an action", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.sending, at: location)
     ledger.setFinished(false)
     let dependencies = self.dependencies.applying(scope: DependencyValues.scoped)
     let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
@@ -240,214 +233,11 @@ public final class TestStore<State, Action: Sendable> {
   ) {
     let location = IssueReporter.Location(
       fileID: fileID, filePath: filePath, line: line, column: column)
-    handlePendingActions(before: "asserting", at: location)
+    handlePendingActions(before: TestStoreMessage.Step.asserting, at: location)
     let actual = observe()
     withoutActuallyEscaping(updateStateToExpectedResult) { closure in
       check(actual: actual, closure: closure, at: location)
     }
     reportDependencyIssues(at: location)
-  }
-
-  // MARK: - Effects
-
-  private func start(
-    _ effect: Effect<Action>, origin: Action, dependencies: DependencyValues
-  ) -> [StoreTask.Part] {
-    guard let runner else { return [] }
-    let started = runner.run(
-      effect, origin: ValueDump.render(origin), dependencies: dependencies)
-    var parts = started.tasks
-    for action in started.actions { parts += reduceReceived(action, dependencies: dependencies) }
-    syncLedger()
-    return parts
-  }
-
-  private func didReceive(_ action: Action) {
-    // NB: called from the effect that sent the action, so the current scope is the effect's.
-    _ = reduceReceived(action, dependencies: dependencies.applying(scope: DependencyValues.scoped))
-    wakeAll()
-  }
-
-  private func reduceReceived(
-    _ action: Action, dependencies: DependencyValues
-  ) -> [StoreTask.Part] {
-    let effect = dependencies.scope { reducer.reduce(into: &state, action: action) }
-    received.append(Received(action: action, observed: observe()))
-    return start(effect, origin: action, dependencies: dependencies)
-  }
-
-  func handlePendingActions(before step: String, at location: IssueReporter.Location) {
-    guard !received.isEmpty else { return }
-    switch exhaustivity {
-    case .on:
-      reporter.report(unhandledActionsMessage("before \(step)"), at: location)
-    case .off(showSkippedAssertions: true):
-      reporter.reportKnown(
-        skipped(
-          "\(received.count) received action(s) were not asserted before \(step):\n\n"
-            + receivedActionsList()),
-        at: location)
-    case .off:
-      break
-    }
-    acceptReceivedActions()
-  }
-
-  func acceptReceivedActions() {
-    guard let last = received.last else { return }
-    received = []
-    assertedState = last.observed.state
-    tracker.setSnapshots(last.observed.shared)
-  }
-
-  func unhandledActionsMessage(_ when: String) -> String {
-    "Must handle \(received.count) received action(s) \(when):\n\n" + receivedActionsList()
-  }
-
-  /// The received actions not asserted yet, one per line, indented.
-  func receivedActionsList() -> String {
-    received.map { indent(ValueDump.render($0.action)) }.joined(separator: "\n")
-  }
-
-  func runningEffectsMessage(
-    _ running: [EffectRunner<Action>.InFlight], waited: Duration? = nil
-  ) -> String {
-    let waitedText = waited.map { " after waiting \($0)" } ?? ""
-    return "\(running.count) effect(s) still running\(waitedText); every effect must finish "
-      + "(or be cancelled) before the end of the test. Started by:\n\n"
-      + running.map { indent($0.origin) }.joined(separator: "\n")
-  }
-
-  /// `message`, marked as what a non-exhaustive store skipped.
-  func skipped(_ message: String) -> String {
-    "Skipped assertion (the store is not exhaustive): \(message)"
-  }
-
-  // MARK: - Waiting
-
-  /// Suspends until `condition` holds or `timeout` passes; wakes when an action arrives or an
-  /// effect finishes, never by polling.
-  func wait(timeout: Duration, until condition: () -> Bool) async {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while !condition(), ContinuousClock.now < deadline {
-      let id = UUID()
-      let timer = Task { [weak self] in
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        self?.waiters.removeValue(forKey: id)?.resume()
-      }
-      await withCheckedContinuation { waiters[id] = $0 }
-      timer.cancel()
-    }
-  }
-
-  func wakeAll() {
-    syncLedger()
-    let all = waiters
-    waiters = [:]
-    for continuation in all.values { continuation.resume() }
-  }
-
-  // MARK: - Checking
-
-  func observe() -> Observed {
-    let (text, keys) = ValueDump.renderTracingShared(state)
-    return Observed(state: state, text: text, sharedKeys: keys, shared: tracker.liveValues())
-  }
-
-  /// Compares the state expected after `closure` with `actual`, reports any difference, and
-  /// makes `actual` the starting point of the next assertion.
-  ///
-  /// Not exhaustive, the closure starts from the real state, so only what it says is checked;
-  /// showing skipped assertions, a difference from the exhaustive expectation is a known issue.
-  func check(
-    actual: Observed,
-    closure: ((inout State) throws -> Void)?,
-    unexpectedChange: String = "State was not expected to change, but a change occurred:",
-    at location: IssueReporter.Location
-  ) {
-    let assertedSnapshots = tracker.snapshots()
-    defer {
-      assertedState = actual.state
-      tracker.setSnapshots(actual.shared)
-    }
-    let header = closure == nil ? unexpectedChange : "A state change does not match expectation:"
-    switch exhaustivity {
-    case .on:
-      switch compare(from: assertedState, actual: actual, closure: closure) {
-      case .threw(let error):
-        reporter.report("The assertion closure threw an error: \(error)", at: location)
-      case .compared(diff: let diff?, _):
-        reporter.report(diffMessage(header, diff), at: location)
-      case .compared(diff: nil, closureChanged: false) where closure != nil:
-        reporter.report(
-          "Expected state to change, but it did not: the assertion closure made no change. "
-            + "If no change is expected, omit the closure.",
-          at: location)
-      case .compared:
-        break
-      }
-    case .off(let showSkippedAssertions):
-      tracker.setSnapshots(actual.shared)
-      switch compare(from: actual.state, actual: actual, closure: closure) {
-      case .threw(let error):
-        reporter.report("The assertion closure threw an error: \(error)", at: location)
-      case .compared(diff: let diff?, _):
-        reporter.report(diffMessage(header, diff), at: location)
-      case .compared(diff: nil, _) where showSkippedAssertions:
-        tracker.setSnapshots(assertedSnapshots)
-        if case .compared(let diff?, _) = compare(
-          from: assertedState, actual: actual, closure: closure)
-        {
-          reporter.reportKnown(
-            skipped(diffMessage("a state change was not asserted:", diff)), at: location)
-        }
-      case .compared:
-        break
-      }
-    }
-  }
-
-  private enum Comparison {
-    case threw(any Error)
-    /// The diff of the expected and the actual state, and whether the closure changed anything.
-    case compared(diff: String?, closureChanged: Bool)
-  }
-
-  /// Runs `closure` on `start` (and on the tracker's snapshots of shared values) and compares
-  /// the result with `actual`.
-  private func compare(
-    from start: State, actual: Observed, closure: ((inout State) throws -> Void)?
-  ) -> Comparison {
-    var expected = start
-    let before = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
-    let sharedBefore = tracker.snapshots()
-    if let closure {
-      do {
-        try tracker.withExpectations { try closure(&expected) }
-      } catch {
-        return .threw(error)
-      }
-    }
-    let after = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
-    let sharedAfter = tracker.snapshots()
-    let reachable = after.sharedKeys.union(actual.sharedKeys)
-    let (expectedExtra, actualExtra) = SharedRendering.changes(
-      expected: sharedAfter, actual: actual.shared, excluding: reachable)
-    let diff = ValueDiff.lines(
-      expected: after.text + expectedExtra, actual: actual.text + actualExtra)
-    let closureChanged =
-      before.text != after.text
-      || !SharedRendering.changes(expected: sharedBefore, actual: sharedAfter, excluding: []).0
-        .isEmpty
-    return .compared(diff: diff, closureChanged: closureChanged)
-  }
-
-  private func diffMessage(_ header: String, _ diff: String) -> String {
-    "\(header)\n\n\(indent(diff))\n\n(Expected: \u{2212}, Actual: +)"
-  }
-
-  func indent(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false)
-      .map { "  " + $0 }.joined(separator: "\n")
   }
 }

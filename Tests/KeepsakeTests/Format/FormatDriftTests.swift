@@ -123,10 +123,8 @@ struct FormatDriftTests {
 
   @Test("A version bump with its recorded shape (and fixture) passes")
   func bumpWithRecording() throws {
-    let directory = FileManager.default.temporaryDirectory.appending(
-      path: "drift-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let folder = try TemporaryFolder()
+    let directory = folder.url
     let sample = [NoteRenamed(id: 1, body: "a")]
 
     #expect(
@@ -149,10 +147,8 @@ struct FormatDriftTests {
 
   @Test("Recording never overwrites an existing fixture")
   func recordingKeepsFixtures() throws {
-    let directory = FileManager.default.temporaryDirectory.appending(
-      path: "drift-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    let folder = try TemporaryFolder()
+    let directory = folder.url
     let fixture = directory.appending(path: "notes-v1.json")
     try Data(#"{"version":1,"content":[]}"#.utf8).write(to: fixture)
     let result = try FormatDrift.check(

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Synchronization
 import Testing
 
@@ -30,15 +31,6 @@ struct AsyncLoadingTests {
     let subscriber = Mutex<SharedSubscriber<[String: Bool]>?>(nil)
   }
 
-  /// Waits, boundedly, until `condition` holds.
-  func eventually(_ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(2))
-    }
-    #expect(condition())
-  }
-
   @Test("A reader key shows its default while loading, then the loaded value")
   func readerKeyLoads() async {
     let (release, finish) = AsyncStream<Result<[String: Bool], any Error>>.makeStream()
@@ -47,7 +39,7 @@ struct AsyncLoadingTests {
     #expect(flags.isLoading)
     #expect(flags.wrappedValue == [:])
     finish.yield(.success(["newEditor": true]))
-    await eventually { !flags.isLoading }
+    #expect(await waitUntil { !flags.isLoading })
     #expect(flags.wrappedValue == ["newEditor": true])
     #expect(flags.loadError == nil)
   }
@@ -61,14 +53,14 @@ struct AsyncLoadingTests {
     let flags = SharedReader(
       RemoteFlags(name: "pushed", release: release, pushes: pushes), default: [:])
     finish.yield(.failure(Offline()))
-    await eventually { flags.loadError != nil }
+    #expect(await waitUntil { flags.loadError != nil })
     #expect(!flags.isLoading)
     let subscriber = try #require(pushes.subscriber.withLock { $0 })
     subscriber.yield(["a": true])
-    await eventually { flags.wrappedValue == ["a": true] }
+    #expect(await waitUntil { flags.wrappedValue == ["a": true] })
     #expect(flags.loadError == nil, "a value after an error clears it")
     subscriber.yield(throwing: Offline())
-    await eventually { flags.loadError != nil }
+    #expect(await waitUntil { flags.loadError != nil })
     #expect(flags.wrappedValue == ["a": true], "an error keeps the value")
   }
 
@@ -117,7 +109,7 @@ struct AsyncLoadingTests {
     #expect(notes.wrappedValue == [])
     notes.withLock { $0.append(Note(id: 3)) }
     gated.open()
-    await eventually { !notes.isLoading }
+    #expect(await waitUntil { !notes.isLoading })
     #expect(
       Set(notes.wrappedValue.map(\.id)) == [1, 2, 3], "the loaded value merged with the change")
     try await notes.save()
