@@ -7,9 +7,15 @@ import Testing
 @MainActor
 @Suite("Dependencies", .timeLimit(.minutes(1)))
 struct DependencyTests {
+  /// How long a receive may wait: these effects hop to detached tasks, which a loaded 2-core
+  /// machine running the whole suite can delay past the default second; a passing test waits
+  /// only as long as the action takes.
+  static let patience: Duration = .seconds(30)
+
   @Test("Under test, UUIDs count from UUID(0) with nothing set, in effects and detached tasks too")
   func incrementingByDefault() async {
     let store = TestStore(initialState: Stamper.State()) { Stamper() }
+    store.timeout = Self.patience
 
     await store.send(.stampTapped) { $0.ids = [UUID(0)] }
     await store.receive(
@@ -23,6 +29,7 @@ struct DependencyTests {
   @Test("An override set between steps reaches the effect and the detached tasks it starts")
   func overrideReachesEffectsAndDetachedTasks() async {
     let store = TestStore(initialState: Stamper.State()) { Stamper() }
+    store.timeout = Self.patience
     store.dependencies.uuid = .constant(UUID(42))
 
     await store.send(.stampTapped) { $0.ids = [UUID(42)] }
@@ -41,6 +48,7 @@ struct DependencyTests {
     } withDependencies: {
       $0.uuid = .constant(UUID(9))
     }
+    store.timeout = Self.patience
 
     await store.send(.stampDetachedTapped)
     await store.receive(.stampedDetached(UUID(9))) { $0.ids = [UUID(9)] }
@@ -50,6 +58,7 @@ struct DependencyTests {
   @Test("A withDependencies scope around a send wins for that action and its effects")
   func scopeAroundSendWins() async {
     let store = TestStore(initialState: Stamper.State()) { Stamper() }
+    store.timeout = Self.patience
 
     await withDependencies {
       $0.uuid = .constant(UUID(5))
@@ -71,6 +80,7 @@ struct DependencyTests {
     } withDependencies: {
       $0.uuid = .constant(UUID(8))
     }
+    store.timeout = Self.patience
 
     await withDependencies {
       $0.uuid = .constant(UUID(5))
@@ -118,6 +128,7 @@ struct DependencyTests {
   func dateAndRandomAreDeterministic() async {
     func rolls() async -> [Int] {
       let store = TestStore(initialState: Stamper.State()) { Stamper() }
+      store.timeout = Self.patience
       store.exhaustivity = .off
       await store.send(.dateTapped) { $0.date = Date(timeIntervalSince1970: 0) }
       await store.send(.rollTapped)
@@ -142,6 +153,7 @@ struct DependencyTests {
   @Test("Under test the clocks are manual: time moves only when the test advances it")
   func clocksAreManual() async throws {
     let store = TestStore(initialState: Stamper.State()) { Stamper() }
+    store.timeout = Self.patience
     let clock = try #require(store.dependencies.continuousClock as? ManualClock)
     #expect(store.dependencies.suspendingClock is ManualClock)
 
