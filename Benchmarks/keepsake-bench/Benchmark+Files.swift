@@ -19,7 +19,7 @@ extension Benchmark {
       Shared(.drafts(at: url), default: [])
     }
     shared.withLock { $0 = drafts }
-    await shared.flush()
+    try await shared.flush()
     let baselineURL = baselineFile("save-\(drafts.count).json")
     let (writes, fsyncs) = (disk.writes, Baseline.fsyncCalls)
     let (ours, theirs) = try await alternate(
@@ -218,7 +218,7 @@ extension Benchmark {
           for _ in 0..<Self.mutations { shared.withLock { $0.append(extra) } }
         }
         disk.stopWatching()
-        await shared.flush()
+        try? await shared.flush()  // NB: a failed write shows in the scenario's own checks
         try? FileManager.default.removeItem(at: url)
         return seconds
       },
@@ -252,7 +252,7 @@ extension Benchmark {
       for _ in 0..<(Self.mutations / 100) { shared.withLock { $0.append(extra) } }
       try await Task.sleep(until: start + .milliseconds(10 * (slice + 1)), clock: .continuous)
     }
-    await shared.flush()
+    try await shared.flush()
     let onDisk = try DraftsFormat.decode(Data(contentsOf: url))
     var result = BenchmarkResult(
       "coalescing", size: drafts.count, unit: .count("writes"), value: Double(disk.writes),

@@ -32,7 +32,7 @@ struct RecentlyPlayedViewModelTests {
   /// not the in-memory value the model shares.
   func storedCache() async throws -> [Track] {
     let feed = Shared(.fileStorage(feedURL), default: [Track]())
-    await feed.flush()
+    try await feed.flush()
     let disk = try #require(feed.storageContext.fileSystem as? InMemoryFileSystem)
     guard let data = try disk.contents(of: feedURL) else { return [] }
     return try JSONDecoder().decode([Track].self, from: data)

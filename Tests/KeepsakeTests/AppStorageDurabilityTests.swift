@@ -48,7 +48,7 @@ struct AppStorageDurabilityTests {
 
     // Once the obstacle is gone, the next flush writes the change and clears the error.
     try FileManager.default.removeItem(at: blocker)
-    await theme.flush()
+    try await theme.flush()
     #expect(theme.saveError == nil)
     #expect(FilePreferences(url: suite).value(forKey: "theme") == .string("dark"))
   }
@@ -74,10 +74,10 @@ struct AppStorageDurabilityTests {
     let store = try #require(
       StorageContext.current.preferences(suiteName: nil) as? InMemoryPreferences)
     store.setFromOutside(nil, forKey: "name")
-    await $name.flush()
+    try await $name.flush()
     #expect(name == "default")
     store.setFromOutside(.string("Grace"), forKey: "name")
-    await $name.flush()
+    try await $name.flush()
     #expect(name == "Grace")
   }
 }

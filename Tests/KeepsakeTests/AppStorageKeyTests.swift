@@ -79,7 +79,7 @@ struct AppStorageKeyTests {
     let store = try #require(
       StorageContext.current.preferences(suiteName: nil) as? InMemoryPreferences)
     store.setFromOutside(.double(0.9), forKey: "volume")
-    await $volume.flush()
+    try await $volume.flush()
     #expect(volume == 0.9)
   }
 }

@@ -55,7 +55,7 @@ struct BadFileTests {
     #expect(loadError.description.contains(kind.phrase), "\(loadError)")
     #expect(loadError.description.contains(url.path), "\(loadError)")
     items.withLock { $0.append(1) }
-    await items.flush()
+    await #expect(throws: SharedSaveError.self) { try await items.flush() }
     await #expect(throws: SharedSaveError.self) { try await items.save() }
     #expect(try FileSnapshot(url) == before)
     #expect(folder.names == ["store.json"] + kind.companions)

@@ -31,10 +31,10 @@ struct FileStorageKeyTests {
       @Shared(.fileStorage(url)) var items: [Item] = [Item(id: 0, title: "default")]
       #expect(items == [Item(id: 0, title: "default")])
       #expect($items.loadError == nil)
-      await $items.flush()
+      try await $items.flush()
       #expect(try disk.contents(of: url) == nil)
       $items.withLock { $0.append(Item(id: 1, title: "new")) }
-      await $items.flush()
+      try await $items.flush()
       let saved = try #require(try disk.contents(of: url))
       #expect(try JSONDecoder().decode([Item].self, from: saved).count == 2)
     }
@@ -65,7 +65,7 @@ struct FileStorageKeyTests {
 
       $items.withLock { $0.append(Item(id: 9, title: "typed after the failure")) }
       $items.withLock { $0.append(Item(id: 10, title: "and again")) }
-      await $items.flush()
+      await #expect(throws: SharedSaveError.self) { try await $items.flush() }
       await #expect(throws: SharedSaveError.self) { try await $items.save() }
       #expect(try disk.contents(of: url) == bytes, "\(name): the bytes are identical")
       guard case .protected? = $items.saveError else {
@@ -116,7 +116,7 @@ struct FileStorageKeyTests {
     for index in 0..<10_000 {
       $items.withLock { $0.append(Item(id: index, title: "item \(index)")) }
     }
-    await $items.flush()
+    try await $items.flush()
     let disk = try #require($items.storageContext.fileSystem as? InMemoryFileSystem)
     let writes = disk.completedWrites(of: url)
     #expect((1...5).contains(writes), "\(writes) writes")
@@ -139,7 +139,7 @@ struct FileStorageKeyTests {
           }
         }
       }
-      await $items.flush()
+      try await $items.flush()
       let saved = try #require(try disk.contents(of: url))
       let decoded = try JSONDecoder().decode([Item].self, from: saved)
       #expect(decoded.count == 4_000)
@@ -163,7 +163,7 @@ struct FileStorageKeyTests {
     try await backend.run { disk in
       @Shared(.fileStorage(url)) var items: [Item] = []
       try disk.write(Self.good, to: url)
-      await disk.eventually($items) { [items = $items] in items.wrappedValue.count == 2 }
+      try await disk.eventually($items) { [items = $items] in items.wrappedValue.count == 2 }
     }
   }
 
@@ -176,9 +176,9 @@ struct FileStorageKeyTests {
       @Shared(.fileStorage(url)) var items: [Item] = []
       let damaged = Data(#"{"version": 99, "content": []}"#.utf8)
       try disk.write(damaged, to: url)
-      await disk.eventually($items) { [items = $items] in items.loadError != nil }
+      try await disk.eventually($items) { [items = $items] in items.loadError != nil }
       $items.withLock { $0.append(Item(id: 3, title: "later")) }
-      await $items.flush()
+      await #expect(throws: SharedSaveError.self) { try await $items.flush() }
       #expect(try disk.contents(of: url) == damaged)
     }
   }

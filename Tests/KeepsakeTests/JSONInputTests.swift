@@ -20,7 +20,7 @@ struct JSONInputTests {
     @Shared(.fileStorage(url)) var numbers: [Int] = []
     #expect($numbers.loadError != nil)
     $numbers.withLock { $0 = [1] }
-    await $numbers.flush()
+    await #expect(throws: SharedSaveError.self) { try await $numbers.flush() }
     #expect(try disk.contents(of: url) == Self.crasher)
   }
 

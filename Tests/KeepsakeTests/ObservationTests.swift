@@ -146,7 +146,7 @@ struct ObservationTests {
     }
     $value.withLock { $0 = 5 }
     #expect(fired.withLock { $0 } == 1)
-    await $value.flush()
+    try await $value.flush()
     #expect(try disk.contents(of: url) == Data("5".utf8))
   }
 

@@ -207,7 +207,7 @@ struct SaveProtocolTests {
     // NB: what they wrote, from their log: our watcher may already have replaced it.
     let theirBytes = ProtocolLog(theirRecorder.records, folder: folder.url)
       .bytesWritten(to: "<tmp of settings.json>")
-    await ours.flush()
+    try await ours.flush()
     let copy = try #require(
       folder.names.first { $0.hasPrefix("settings.conflict-") }.map(folder.file))
     let log = ProtocolLog(

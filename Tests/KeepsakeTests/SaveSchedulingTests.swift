@@ -32,7 +32,7 @@ struct SaveSchedulingTests {
       try await Task.sleep(for: .milliseconds(1))
     }
     let intervals = (ContinuousClock.now - started) / .milliseconds(20)
-    await $count.flush()
+    try await $count.flush()
     let writes = disk.completedWrites(of: url)
     #expect(writes >= 2, "saved during the burst, not only at its end")
     #expect(Double(writes) <= intervals + 3, "at most about one write per interval")
@@ -61,11 +61,11 @@ struct SaveSchedulingTests {
     }
     @Shared(.fileStorage(url, saveInterval: .milliseconds(1))) var notes = ["draft"]
     $notes.withLock { $0.append("typed") }
-    await $notes.flush()
+    await #expect(throws: SharedSaveError.self) { try await $notes.flush() }
     #expect($notes.saveError != nil)
     #expect(try disk.contents(of: url) == nil)
     failing.withLock { $0 = false }
-    await $notes.flush()
+    try await $notes.flush()
     #expect($notes.saveError == nil)
     #expect(
       try JSONDecoder().decode([String].self, from: #require(try disk.contents(of: url))) == [

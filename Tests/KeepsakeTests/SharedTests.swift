@@ -87,14 +87,14 @@ struct SharedTests {
     let url = URL(fileURLWithPath: "/data/observed.json")
     @Shared(.fileStorage(url)) var value = [1]
     let disk = try #require($value.storageContext.fileSystem as? InMemoryFileSystem)
-    await confirmation("onChange") { changed in
+    try await confirmation("onChange") { changed in
       withObservationTracking {
         _ = value
       } onChange: {
         changed()
       }
       disk.setContents(Data("[4,5]".utf8), at: url)
-      await $value.flush()  // runs after the reload the change scheduled
+      try await $value.flush()  // runs after the reload the change scheduled
     }
     #expect(value == [4, 5])
   }
@@ -105,9 +105,9 @@ struct SharedTests {
     @Shared(.fileStorage(url)) var value = 0
     let shared = $value
     let disk = try #require(shared.storageContext.fileSystem as? InMemoryFileSystem)
-    let elsewhere = await Task.detached { () -> StorageContext in
+    let elsewhere = try await Task.detached { () throws -> StorageContext in
       shared.withLock { $0 = 42 }
-      await shared.flush()
+      try await shared.flush()
       // A key made here, where no test is current, gets other storage: the captured reference
       // is what keeps the write in the test's own.
       return Shared(.fileStorage(url), default: 0).storageContext

@@ -54,8 +54,8 @@ struct TestDisk: Sendable {
   func eventually<Value>(
     _ shared: Shared<Value>, _ condition: @escaping @Sendable () -> Bool,
     sourceLocation: SourceLocation = #_sourceLocation
-  ) async {
-    await shared.flush()
+  ) async throws {
+    try await shared.flush()
     if !(await waitUntil(condition)) {
       Issue.record("the condition never held", sourceLocation: sourceLocation)
     }

@@ -143,12 +143,12 @@ struct StorageFaultTests {
     @Shared(.fileStorage(Self.url)) var notes: [Note] = []
     fault.armed.withLock { $0 = true }
     $notes.withLock { $0 = Self.new }
-    await $notes.flush()
+    await #expect(throws: SharedSaveError.self) { try await $notes.flush() }
     fault.armed.withLock { $0 = false }
     #expect($notes.saveError != nil)
     #expect(try stored(disk) == Self.old)
     $notes.withLock { $0.append(Note(id: 3, text: "third")) }
-    await $notes.flush()
+    try await $notes.flush()
     #expect($notes.saveError == nil)
     #expect(try stored(disk).count == 3)
   }
@@ -165,7 +165,7 @@ struct StorageFaultTests {
     let loadError = try #require($notes.loadError)
     #expect((loadError.underlying as? FileSystemError)?.reason == reason)
     $notes.withLock { $0 = [Note(id: 9, text: "typed while unreadable")] }
-    await $notes.flush()
+    await #expect(throws: SharedSaveError.self) { try await $notes.flush() }
     #expect(try disk.contents(of: Self.url) == bytes)
     // Once the disk reads again, loading recovers the stored value.
     try await $notes.load()

@@ -39,7 +39,7 @@ actor Rendezvous {
 struct TestIsolationTests {
   static let fileURL = URL(fileURLWithPath: "/var/isolation/probe.json")
 
-  func writeAndCheck(_ value: Int, me: String, other: String) async {
+  func writeAndCheck(_ value: Int, me: String, other: String) async throws {
     @Shared(.inMemory("isolation")) var memory = 0
     @Shared(.fileStorage(Self.fileURL)) var file = 0
     @Shared(.appStorage("isolation")) var preference = 0
@@ -47,7 +47,7 @@ struct TestIsolationTests {
     $memory.withLock { $0 = value }
     $file.withLock { $0 = value }
     $preference.withLock { $0 = value }
-    await $file.flush()
+    try await $file.flush()
     await Rendezvous.shared.arrive(me, waitingFor: other)
     #expect(memory == value && file == value && preference == value)
     @Shared(.inMemory("isolation")) var later = -1
@@ -55,10 +55,10 @@ struct TestIsolationTests {
   }
 
   @Test("A test's writes are its own (first of two parallel tests)")
-  func first() async { await writeAndCheck(1, me: "first", other: "second") }
+  func first() async throws { try await writeAndCheck(1, me: "first", other: "second") }
 
   @Test("A test's writes are its own (second of two parallel tests)")
-  func second() async { await writeAndCheck(2, me: "second", other: "first") }
+  func second() async throws { try await writeAndCheck(2, me: "second", other: "first") }
 
   @Test("Each argument of a parameterized test starts fresh", arguments: [10, 20, 30])
   func parameterized(_ value: Int) {

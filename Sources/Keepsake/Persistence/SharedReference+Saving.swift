@@ -135,10 +135,6 @@ extension SharedReference {
     if let error { throw error }
   }
 
-  func flush() async {
-    _ = await onWriter { self.saveDurably(force: false) }
-  }
-
   /// Writes a pending change now, blocking the calling thread until it is written.
   func flushSynchronously() {
     if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
@@ -148,7 +144,8 @@ extension SharedReference {
     }
   }
 
-  func flushAndReport() async throws {
+  /// Writes a pending change now and waits for it; throws what that write ran into.
+  func flush() async throws {
     let error: SharedSaveError? = await onWriter { self.saveDurably(force: false) }
     if let error { throw error }
   }

@@ -145,8 +145,14 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// Writes a pending change now, if there is one, and waits for it.
   ///
-  /// Errors go to ``saveError``.
-  public func flush() async { await root.flush() }
+  /// Every `flush` in Keepsake keeps one contract: it writes what is pending, waits, and throws
+  /// what the write ran into (``StorageContext/flush()`` throws the first of its keys' errors,
+  /// after flushing them all). The error also stays in ``saveError`` until a save succeeds.
+  /// With nothing pending it returns at once and throws nothing, even for protected data.
+  ///
+  /// - Throws: ``SharedSaveError``: ``SharedSaveError/protected(_:)`` when the stored data
+  ///   could not be read (it is left untouched), else ``SharedSaveError/writeFailed(keyID:underlying:)``.
+  public func flush() async throws { try await root.flush() }
 
   /// Whether the first load is still under way, for keys that load in the background
   /// (`.fileStorage(url, loadsInBackground: true)`, reader keys); observable.

@@ -13,7 +13,7 @@ protocol SharedRoot: AnyObject, Sendable {
   var isLoading: Bool { get }
   func load() async throws
   func save() async throws
-  func flush() async
+  func flush() async throws
   func replaceUnreadableData() async throws -> URL?
   func withTransaction<R>(
     isolation: isolated (any Actor)?, _ body: () async throws -> R

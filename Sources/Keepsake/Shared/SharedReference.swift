@@ -206,7 +206,6 @@ extension SharedReference: SharedChangeTrackable {
 
 /// What every reference can do, whatever its value type.
 protocol AnySharedReference: AnyObject, Sendable {
-  func flush() async
+  func flush() async throws
   func flushSynchronously()
-  func flushAndReport() async throws
 }

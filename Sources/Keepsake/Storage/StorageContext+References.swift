@@ -82,7 +82,7 @@ extension StorageContext {
     var firstError: (any Error)?
     for case let reference as any AnySharedReference in allReferences() {
       do {
-        try await reference.flushAndReport()
+        try await reference.flush()
       } catch {
         if firstError == nil { firstError = error }
       }

@@ -19,7 +19,7 @@ struct CrossProcessSaveTests {
     let stored = try #require(try world.stored([Note].self, at: url))
     #expect(Set(stored.map(\.id)) == [1, 2])
     #expect(Set(b.wrappedValue.map(\.id)) == [1, 2], "the merged value is the value in memory")
-    await a.flush()
+    try await a.flush()
     #expect(Set(a.wrappedValue.map(\.id)) == [1, 2], "A takes in B's merged save")
     let conflict = try #require(b.lastConflict)
     #expect(conflict.resolution == .merged(overlapping: []))
@@ -35,7 +35,7 @@ struct CrossProcessSaveTests {
     b.withLock { $0.append(Note(id: 2, text: "saved by B")) }
     try await b.save()
     // A's watcher was told during B's write; its reload is queued before this flush.
-    await a.flush()
+    try await a.flush()
     #expect(Set(a.wrappedValue.map(\.id)) == [1, 2])
     let stored = try #require(try world.stored([Note].self, at: url))
     #expect(Set(stored.map(\.id)) == [1, 2], "nothing B saved was written over")
@@ -119,7 +119,7 @@ struct CrossProcessSaveTests {
       try await b.save()
       try await a.save()
       if case .keptBoth(let copy) = a.lastConflict?.resolution { copies.insert(copy) }
-      await b.flush()
+      try await b.flush()
     }
     #expect(copies.count == 2)
   }
@@ -131,7 +131,7 @@ struct CrossProcessSaveTests {
     let a = world.inFirst(.fileStorage(url), default: [Note(id: 0, text: "default")])
     #expect(a.wrappedValue == [Note(id: 1, text: "one")])
     world.disk.setContents(nil, at: url)
-    await a.flush()
+    try await a.flush()
     #expect(a.wrappedValue == [Note(id: 0, text: "default")])
     #expect(try world.disk.contents(of: url) == nil, "nothing is written back")
   }
@@ -143,7 +143,7 @@ struct CrossProcessSaveTests {
     let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
     a.withLock { $0.append(Note(id: 2, text: "pending")) }
     world.disk.setContents(nil, at: url)
-    await a.flush()
+    try await a.flush()
     #expect(try world.stored([Note].self, at: url)?.map(\.id) == [1, 2])
     #expect(a.lastConflict?.resolution == .deletedElsewhere)
   }

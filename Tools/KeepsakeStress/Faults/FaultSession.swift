@@ -62,7 +62,7 @@ struct FaultSession {
     check(disk, saved, "save 1", &outcome)
 
     edit("Segunda edición, guardada con flush")
-    await $drafts.flush()
+    do { try await $drafts.flush() } catch { reported = true }
     if $drafts.saveError != nil { reported = true }
     check(disk, saved, "flush", &outcome)
 

@@ -80,7 +80,12 @@ public struct FuzzBatch: Sendable {
       }
       // An app keeps working after the failure: every way of writing must leave the file be.
       $drafts.withLock { $0.append(Draft(body: "Escrito después del daño")) }
-      await $drafts.flush()
+      var flushed = false
+      do {
+        try await $drafts.flush()
+        flushed = true
+      } catch {}
+      if flushed { result.failures.append("\(label): flush() succeeded over an unreadable file") }
       var saved = false
       do {
         try await $drafts.save()
