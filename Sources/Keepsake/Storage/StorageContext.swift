@@ -14,7 +14,7 @@ import Synchronization
 /// (a detached task, a Dispatch callback, a file watcher) still reads and writes the same storage.
 public final class StorageContext: Sendable, CustomStringConvertible {
   /// The file system `.fileStorage` keys read and write.
-  public let fileSystem: any FileSystem
+  package let fileSystem: any FileSystem
   /// A name for diagnostics, such as `live` or the identity of a test.
   public let name: String
   /// Whether this context isolates a test (and so never touches real storage).
@@ -34,7 +34,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   ///   - isEphemeral: Whether the context belongs to a test.
   ///   - preferences: Makes the store of a preferences suite (`nil` is the default suite); called
   ///     once per suite.
-  public init(
+  package init(
     name: String,
     fileSystem: any FileSystem,
     isEphemeral: Bool,
@@ -47,7 +47,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   }
 
   /// The preferences store of a suite (`nil` for the default suite), made once and then reused.
-  public func preferences(suiteName: String?) -> any PreferencesStore {
+  package func preferences(suiteName: String?) -> any PreferencesStore {
     let name = suiteName ?? ""
     return suites.withLock { suites in
       if let store = suites[name] { return store }
@@ -62,7 +62,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   // MARK: - Contexts
 
   /// The real disk and the platform's preferences: `UserDefaults` on Apple platforms,
-  /// ``FilePreferences`` on Linux.
+  /// `FilePreferences` on Linux.
   public static let live = StorageContext(
     name: "live", fileSystem: LocalFileSystem(), isEphemeral: false
   ) { suiteName in
@@ -75,9 +75,15 @@ public final class StorageContext: Sendable, CustomStringConvertible {
 
   /// A fresh context in memory: what each test gets.
   ///
-  /// It has an empty ``InMemoryFileSystem``, ``EphemeralPreferences`` and no references.
-  public static func ephemeral(
-    name: String = "ephemeral", fileSystem: any FileSystem = InMemoryFileSystem()
+  /// It has an empty disk in memory, throwaway preferences and no references.
+  public static func ephemeral(name: String = "ephemeral") -> StorageContext {
+    ephemeral(name: name, fileSystem: InMemoryFileSystem())
+  }
+
+  /// A fresh context in memory on `fileSystem`: for tests that share one disk between
+  /// contexts, or wrap it.
+  package static func ephemeral(
+    name: String = "ephemeral", fileSystem: any FileSystem
   ) -> StorageContext {
     StorageContext(name: name, fileSystem: fileSystem, isEphemeral: true) { _ in
       EphemeralPreferences()
