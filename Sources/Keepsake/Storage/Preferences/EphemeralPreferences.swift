@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Preferences that live in memory only: the throwaway store a test gets for `.appStorage`.
-public final class EphemeralPreferences: PreferencesStore {
+package final class EphemeralPreferences: PreferencesStore {
   private struct State {
     var values: [String: PreferenceValue] = [:]
     var observers: [Int: (key: String, onChange: @Sendable () -> Void)] = [:]
@@ -11,18 +11,18 @@ public final class EphemeralPreferences: PreferencesStore {
   private let state = Mutex(State())
 
   /// Creates an empty store.
-  public init() {}
+  package init() {}
 
-  public func value(forKey key: String) -> PreferenceValue? {
+  package func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
 
-  public func set(_ value: PreferenceValue?, forKey key: String) {
+  package func set(_ value: PreferenceValue?, forKey key: String) {
     state.withLock { $0.values[key] = value }
   }
 
   /// Sets a value as another process would, notifying observers of `key`.
-  public func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
+  package func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
     let callbacks = state.withLock { state in
       state.values[key] = value
       return state.observers.values.filter { $0.key == key }.map(\.onChange)
@@ -30,7 +30,7 @@ public final class EphemeralPreferences: PreferencesStore {
     for callback in callbacks { callback() }
   }
 
-  public func observe(
+  package func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     let id = state.withLock { state in
@@ -44,5 +44,5 @@ public final class EphemeralPreferences: PreferencesStore {
     }
   }
 
-  public func flush() throws {}
+  package func flush() throws {}
 }
