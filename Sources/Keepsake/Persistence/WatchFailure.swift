@@ -42,7 +42,7 @@ public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible 
   public var code: Int32
 
   /// Creates a failure.
-  public init(file: String, folder: String, operation: Operation, code: Int32) {
+  package init(file: String, folder: String, operation: Operation, code: Int32) {
     self.file = file
     self.folder = folder
     self.operation = operation

@@ -32,7 +32,7 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   public var resolution: Resolution
 
   /// Creates a conflict report.
-  public init(key: SharedKeyID, url: URL?, resolution: Resolution) {
+  package init(key: SharedKeyID, url: URL?, resolution: Resolution) {
     self.key = key
     self.url = url
     self.resolution = resolution

@@ -13,7 +13,7 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible {
   public var underlying: any Error
 
   /// Creates a load error.
-  public init(key: SharedKeyID, url: URL? = nil, underlying: any Error) {
+  package init(key: SharedKeyID, url: URL? = nil, underlying: any Error) {
     self.key = key
     self.url = url
     self.underlying = underlying
