@@ -20,9 +20,9 @@ import Foundation
 ///   print(error)  // Cannot watch /data/items.json for changes by other processes: ...
 /// }
 /// ```
-public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
+package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
   /// The system call that failed.
-  public enum Operation: String, Equatable, Sendable {
+  package enum Operation: String, Equatable, Sendable {
     /// Creating the process's watcher (`inotify_init1` on Linux).
     case createInstance
     /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
@@ -30,16 +30,16 @@ public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible 
   }
 
   /// The path of the watched file, as given to the process's watcher.
-  public var file: String
+  package var file: String
   /// The folder that could not be watched.
   ///
   /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
   /// ``Operation/createInstance``.
-  public var folder: String
+  package var folder: String
   /// The system call that failed.
-  public var operation: Operation
+  package var operation: Operation
   /// The `errno` the call failed with.
-  public var code: Int32
+  package var code: Int32
 
   /// Creates a failure.
   package init(file: String, folder: String, operation: Operation, code: Int32) {
@@ -49,7 +49,7 @@ public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible 
     self.code = code
   }
 
-  public var description: String {
+  package var description: String {
     "Cannot watch \(file) for changes by other processes: \(reason)."
   }
 
