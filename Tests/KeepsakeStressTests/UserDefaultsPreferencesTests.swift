@@ -44,4 +44,20 @@ struct UserDefaultsPreferencesTests {
     let written = FileManager.default.subpaths(atPath: home.path) ?? []
     #expect(written.contains { $0.hasPrefix("config/") && $0.contains("keepsake.tests") })
   }
+
+  @Test("A key given a UserDefaults instance as store: writes that instance in the live context")
+  func storeParameterWritesTheInstance() throws {
+    let home = FileManager.default.temporaryDirectory
+      .appendingPathComponent("keepsake-defaults-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: home) }
+
+    #expect(try child(["shared-set", "account", "ada"], home: home) == "ok")
+    // Read back through UserDefaults itself, in another process: the value is in the instance's
+    // suite, not in Keepsake's own preferences file.
+    #expect(try child(["get", "account"], home: home) == "value \(PreferenceValue.string("ada"))")
+    let written = FileManager.default.subpaths(atPath: home.path) ?? []
+    #expect(!written.contains { $0.hasPrefix("config/keepsake/") }, "\(written)")
+    #expect(written.contains { $0.hasPrefix("config/") && $0.contains("keepsake.tests") })
+  }
 }

@@ -11,6 +11,7 @@ import KeepsakeStress
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
 //   user-defaults <suite> set KEY int|bool|string VALUE | remove KEY | get KEY
+//                         | shared-set KEY VALUE
 //   json-diff-batch --seed S --from I --count N
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
@@ -228,7 +229,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
       throw UsageError("user-defaults takes a suite and a command")
     }
     StandardOutput.write(
-      UserDefaultsChild.run(
+      await UserDefaultsChild.run(
         suite: arguments.positional[1], command: Array(arguments.positional.dropFirst(2))))
     return 0
   case "json-diff-batch":

@@ -130,7 +130,7 @@ struct MigrationStage: Sendable {
       guard let value = value as? Model else {
         preconditionFailure("Keepsake bug: version \(version) got \(type(of: value)).")
       }
-      return try JSONEncoder().encode(value)
+      return try JSONCoding.encode(value)
     }
   }
 }

@@ -10,7 +10,16 @@ import Foundation
 /// ```swift
 /// @Shared(.appStorage("hasSeenIntro")) var hasSeenIntro = false
 /// @Shared(.appStorage("theme", suiteName: "group.app")) var theme = Theme.system
+/// @Shared(.appStorage("lastSync", store: UserDefaults(suiteName: "group.app")!))
+/// var lastSync: Date?
 /// ```
+///
+/// `store:` takes a `UserDefaults` instance and uses it, on every platform, in the live storage
+/// context only. Everywhere else (a test, an Xcode preview, a context given to
+/// ``StorageContext/setAppDefault(_:)``) the key gets that context's own preferences for the
+/// instance instead, so nothing under test writes the real defaults. Passing
+/// `UserDefaults.standard` is the same as passing neither `store:` nor `suiteName:`. Pass one of
+/// `suiteName:` and `store:`, not both.
 ///
 /// A stored value of another type than the key's (say, a string where a number is expected) is
 /// reported as a ``SharedLoadError`` and left in place, like an unreadable file.
@@ -19,20 +28,37 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   public let key: String
   /// The suite, or `nil` for the default suite.
   public let suiteName: String?
+  /// The `UserDefaults` instance given as `store:`, if any (never `UserDefaults.standard`, which
+  /// is the default suite).
+  public var store: UserDefaults? { explicitStore?.defaults }
+  private let explicitStore: UserDefaultsReference?
   private let coding: PreferenceCoding<Value>
 
-  init(_ key: String, suiteName: String?, coding: PreferenceCoding<Value>) {
+  init(
+    _ key: String, suiteName: String?, store: UserDefaults? = nil, coding: PreferenceCoding<Value>
+  ) {
+    precondition(
+      suiteName == nil || store == nil,
+      "appStorage(\"\(key)\"): pass suiteName: or store:, not both.")
     self.key = key
     self.suiteName = suiteName
+    self.explicitStore = store.flatMap { $0 === UserDefaults.standard ? nil : .init($0) }
     self.coding = coding
   }
 
   public var id: SharedKeyID {
-    SharedKeyID(kind: "appStorage", name: suiteName.map { "\($0):\(key)" } ?? key)
+    let suite = explicitStore?.name ?? suiteName
+    return SharedKeyID(kind: "appStorage", name: suite.map { "\($0):\(key)" } ?? key)
+  }
+
+  /// The preferences this key reads and writes in `context`.
+  private func preferences(in context: StorageContext) -> any PreferencesStore {
+    guard let explicitStore else { return context.preferences(suiteName: suiteName) }
+    return context.preferences(of: explicitStore)
   }
 
   public func load(in context: StorageContext) throws -> Value? {
-    guard let stored = context.preferences(suiteName: suiteName).value(forKey: key) else {
+    guard let stored = preferences(in: context).value(forKey: key) else {
       return nil
     }
     guard let value = coding.decode(stored) else {
@@ -43,19 +69,19 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   }
 
   public func save(_ value: Value, in context: StorageContext) throws {
-    context.preferences(suiteName: suiteName).set(try coding.encode(value), forKey: key)
+    preferences(in: context).set(try coding.encode(value), forKey: key)
   }
 
   public func subscribe(
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    context.preferences(suiteName: suiteName).observe(key, onChange: onChange)
+    preferences(in: context).observe(key, onChange: onChange)
   }
 }
 
 extension AppStorageKey: DurableKey {
   func synchronize(in context: StorageContext) throws {
-    try context.preferences(suiteName: suiteName).flush()
+    try preferences(in: context).flush()
   }
 }
 
@@ -178,10 +204,6 @@ extension PreferenceCoding where Value: Codable {
         guard case .data(let data) = $0 else { return nil }
         return try? JSONInput.decode(Value.self, from: data)
       },
-      encode: { value in
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return .data(try encoder.encode(value))
-      })
+      encode: { value in .data(try JSONCoding.encode(value)) })
   }
 }

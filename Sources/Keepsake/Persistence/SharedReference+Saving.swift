@@ -152,31 +152,4 @@ extension SharedReference {
     let error: SharedSaveError? = await onWriter { self.saveDurably(force: false) }
     if let error { throw error }
   }
-
-  // MARK: - Outside changes
-
-  /// Takes in a change another process (or another reference) made to the stored data.
-  func reloadAfterOutsideChange() {
-    defer { finishLoading() }
-    if let coordinated {
-      reloadCoordinated(coordinated)
-      return
-    }
-    // A pending change made here is newer than what is stored; it is saved next.
-    if hasPendingChange() && protectingError() == nil { return }
-    do {
-      switch try key.reload(in: context) {
-      case .unchanged:
-        return
-      case .missing:
-        // Removed from outside (a preference deleted): back to the default.
-        replaceValue(fallback)
-      case .value(let value):
-        replaceValue(value)
-      }
-      if protectingError() != nil { setLoadError(nil) }
-    } catch {
-      setLoadError(SharedReference.loadError(error, key: key))
-    }
-  }
 }

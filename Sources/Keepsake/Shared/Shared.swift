@@ -37,6 +37,7 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// A `Shared` of a part of another's value.
+  @usableFromInline
   init(projection: SharedProjection<Value>) {
     self.reference = SharedReference(projecting: projection)
   }
@@ -107,6 +108,7 @@ public struct Shared<Value: Sendable>: Sendable {
   /// key: `$settings.theme`.
   ///
   /// Observers of either are told of a change through either.
+  @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {

@@ -36,7 +36,46 @@ class SharedProjection<Value: Sendable>: @unchecked Sendable {
   // NB: subclasses hold only immutable state and `Sendable` parents, or a `Mutex`.
   let root: any SharedRoot
 
-  init(root: any SharedRoot) { self.root = root }
+  /// Changes the part through the parent's lock in code specialized for the parent's type,
+  /// when the projection was made where that type is known (a member projection); else `nil`.
+  ///
+  /// NB: a closure, not an override, because a class's generic methods run unspecialized: the
+  /// override paid a generic `Mutex` and a key-path walk on every change (13× the parent's own
+  /// `withLock` in `keepsake-bench`'s projected-mutation).
+  @usableFromInline let specializedModify: Modify?
+
+  /// The shape of ``specializedModify``.
+  @usableFromInline typealias Modify = ((inout Value) throws -> Void) throws -> Void
+
+  init(root: any SharedRoot) {
+    self.root = root
+    self.specializedModify = nil
+  }
+
+  init(root: any SharedRoot, specializedModify: @escaping Modify) {
+    self.root = root
+    self.specializedModify = specializedModify
+  }
+
+  /// Runs `body` on the part through ``specializedModify``, with `body`'s own error type.
+  ///
+  /// > Important: only for a projection that has a ``specializedModify``.
+  @inlinable
+  final func modifySpecialized<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    guard let modify = specializedModify else {
+      preconditionFailure("\(Self.self) has no specialized change")
+    }
+    var result: R?
+    do {
+      try modify { result = try body(&$0) }
+    } catch let error as E {
+      throw error
+    } catch {
+      preconditionFailure("a projection's parent threw \(error) of its own")
+    }
+    guard let result else { preconditionFailure("a projection's parent did not run the change") }
+    return result
+  }
 
   /// The current value of the part.
   @usableFromInline var value: Value { preconditionFailure("\(Self.self) must override value") }
@@ -59,6 +98,7 @@ class SharedProjection<Value: Sendable>: @unchecked Sendable {
 }
 
 /// `$parent.member`.
+@usableFromInline
 final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<Value>,
   @unchecked Sendable
 {
@@ -66,10 +106,37 @@ final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
   nonisolated(unsafe) let keyPath: WritableKeyPath<Root, Value>
 
-  init(parent: Shared<Root>, keyPath: WritableKeyPath<Root, Value>) {
+  /// Made by `Shared`'s member subscript, inlined where `Root` is known, so changes run in
+  /// specialized code: a stored property is reached at its offset, any other key path by
+  /// subscript.
+  @inlinable
+  convenience init(parent: Shared<Root>, keyPath: WritableKeyPath<Root, Value>) {
+    let reference = parent.reference
+    let modify: Modify
+    if let offset = MemoryLayout<Root>.offset(of: keyPath) {
+      // NB: `offset(of:)` is non-nil only for a path of stored properties inside `Root`'s own
+      // storage, so the member lives at that offset of the value the lock hands over.
+      modify = { body in
+        try reference.withLock { root in
+          try withUnsafeMutablePointer(to: &root) { pointer in
+            try body(
+              &UnsafeMutableRawPointer(pointer).advanced(by: offset)
+                .assumingMemoryBound(to: Value.self).pointee)
+          }
+        }
+      }
+    } else {
+      let path = UncheckedKeyPath(keyPath)
+      modify = { body in try reference.withLock { try body(&$0[keyPath: path.path]) } }
+    }
+    self.init(parent: parent, keyPath: keyPath, modify: modify)
+  }
+
+  @usableFromInline
+  init(parent: Shared<Root>, keyPath: WritableKeyPath<Root, Value>, modify: @escaping Modify) {
     self.parent = parent
     self.keyPath = keyPath
-    super.init(root: parent.root)
+    super.init(root: parent.root, specializedModify: modify)
   }
 
   override var value: Value { parent.wrappedValue[keyPath: keyPath] }
@@ -87,10 +154,11 @@ final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<
 }
 
 /// A key path carried into a `@Sendable` closure.
+@usableFromInline
 struct UncheckedKeyPath<Root, Value>: @unchecked Sendable {
   // NB: key paths are immutable values; only read.
-  let path: WritableKeyPath<Root, Value>
-  init(_ path: WritableKeyPath<Root, Value>) { self.path = path }
+  @usableFromInline let path: WritableKeyPath<Root, Value>
+  @usableFromInline init(_ path: WritableKeyPath<Root, Value>) { self.path = path }
 }
 
 /// A part that may go missing (an optional that became `nil`, an element that was removed): it

@@ -57,6 +57,21 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     }
   }
 
+  /// The preferences a key given a `UserDefaults` instance (`store:`) uses here: the instance
+  /// itself in the live context; anywhere else this context's own store for a suite named
+  /// after it, so a test, a preview or a demo context never writes the real defaults.
+  func preferences(of store: UserDefaultsReference) -> any PreferencesStore {
+    guard self === StorageContext.live else { return preferences(suiteName: store.name) }
+    // NB: "\u{1}" keeps these apart from suites named by `suiteName:`.
+    return suites.withLock { suites in
+      let name = "\u{1}" + store.name
+      if let existing = suites[name] { return existing }
+      let preferences = UserDefaultsPreferences(store.defaults)
+      suites[name] = preferences
+      return preferences
+    }
+  }
+
   public var description: String { "StorageContext(\(name))" }
 
   // MARK: - Contexts

@@ -14,6 +14,12 @@ struct ProjectionTests {
   }
   struct Settings: Codable, Equatable, Sendable {
     var theme = "light"
+    var fontSize = 12
+    /// A computed member: projected through its key path, not a stored offset.
+    var themeInCapitals: String {
+      get { theme.uppercased() }
+      set { theme = newValue.lowercased() }
+    }
   }
 
   @Test("A member projection writes through to its parent, and the parent's changes show in it")
@@ -27,6 +33,33 @@ struct ProjectionTests {
     let theme = $user.settings.theme
     $user.withLock { $0.settings.theme = "dark" }
     #expect(theme.wrappedValue == "dark")
+  }
+
+  @Test("Stored members nested in a value, beside others, and computed members write through")
+  func nestedAndComputedMembers() {
+    @Shared(value: User(name: "Blob")) var user
+    let fontSize = $user.settings.fontSize
+    fontSize.withLock { $0 += 2 }
+    #expect(user.settings == Settings(theme: "light", fontSize: 14))
+    #expect(user.name == "Blob")
+    let capitals = $user.settings.themeInCapitals
+    capitals.withLock { $0 = "DARK" }
+    #expect(user.settings == Settings(theme: "dark", fontSize: 14))
+    #expect(capitals.wrappedValue == "DARK")
+  }
+
+  @Test("A change through a projection that throws leaves the value as the body left it")
+  func throwingChange() {
+    struct Refused: Error {}
+    @Shared(value: User(name: "Blob")) var user
+    #expect(throws: Refused.self) {
+      try $user.settings.fontSize.withLock { size in
+        size = 20
+        throw Refused()
+      }
+    }
+    #expect(user.settings.fontSize == 20)
+    #expect($user.name.withLock { $0.count } == 4)
   }
 
   @Test("A projection of a file key is saved by the parent's key")

@@ -7,10 +7,22 @@ import Keepsake
 public enum UserDefaultsChild {
   /// Runs one command against the suite and returns what it prints.
   ///
-  /// Commands: `set KEY int|bool|string VALUE`, `remove KEY`, `get KEY`.
-  public static func run(suite: String, command: [String]) -> String {
+  /// Commands: `set KEY int|bool|string VALUE`, `remove KEY`, `get KEY`, and `shared-set KEY
+  /// VALUE`, which saves a string through `@Shared(.appStorage(KEY, store: UserDefaults(suiteName:
+  /// SUITE)))` in the live context.
+  public static func run(suite: String, command: [String]) async -> String {
     let store = UserDefaultsPreferences(suiteName: suite)
     switch command.first {
+    case "shared-set" where command.count == 3:
+      guard let defaults = UserDefaults(suiteName: suite) else { return "error no suite \(suite)" }
+      let shared = Shared(wrappedValue: "", .appStorage(command[1], store: defaults))
+      shared.withLock { $0 = command[2] }
+      do {
+        try await shared.save()
+        return "ok"
+      } catch {
+        return "error \(error)"
+      }
     case "set" where command.count == 4:
       let value: PreferenceValue?
       switch command[2] {
@@ -27,6 +39,7 @@ public enum UserDefaultsChild {
       return store.value(forKey: command[1]).map { "value \($0)" } ?? "missing"
     default:
       return "usage: user-defaults SUITE set KEY int|bool|string VALUE | remove KEY | get KEY"
+        + " | shared-set KEY VALUE"
     }
   }
 

@@ -125,6 +125,9 @@ package final class FilePreferences: PreferencesStore {
       let merged = try withFileLock { () throws -> [String: PreferenceValue] in
         var merged = try readFile() ?? [:]
         for key in changes { merged[key] = values[key] }
+        // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty
+        // printed, for people who open it, which Keepsake's compact encoder does not do; it
+        // is small, so the faster codec would save little. It is read through `JSONInput`.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try fileSystem.writeAtomically(try encoder.encode(merged), to: url)

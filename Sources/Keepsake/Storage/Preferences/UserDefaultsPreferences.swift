@@ -15,6 +15,11 @@ package final class UserDefaultsPreferences: PreferencesStore {
     self.defaults = suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
   }
 
+  /// Wraps a `UserDefaults` instance (a key's `store:`).
+  init(_ defaults: UserDefaults) {
+    self.defaults = defaults
+  }
+
   package func value(forKey key: String) -> PreferenceValue? {
     let object = defaults.object(forKey: key)
     #if canImport(Darwin)
@@ -61,4 +66,20 @@ private struct UncheckedBox<Value>: @unchecked Sendable {
   // NB: only ever read once, to remove a NotificationCenter observer token.
   let value: Value
   init(_ value: Value) { self.value = value }
+}
+
+/// A `UserDefaults` instance a key was given as `store:`, compared by identity.
+struct UserDefaultsReference: @unchecked Sendable {
+  // NB: `UserDefaults` is documented thread-safe; it is not marked `Sendable` on every platform.
+  let defaults: UserDefaults
+
+  init(_ defaults: UserDefaults) { self.defaults = defaults }
+
+  /// The instance's name in key identities and, outside the live context, the suite that
+  /// stands in for it.
+  ///
+  /// NB: the key holds the instance, so its address is not reused while a key names it.
+  var name: String {
+    "UserDefaults-" + String(UInt(bitPattern: ObjectIdentifier(defaults).hashValue), radix: 16)
+  }
 }

@@ -1,0 +1,135 @@
+import Observation
+import Synchronization
+
+// Mutation: the fast paths of `withLock`, the observed and tracked path, and change listeners.
+
+extension SharedReference {
+  /// Mutates the value under its lock.
+  ///
+  /// NB: inlinable, so the lock and the body specialize in the caller's module (generic code
+  /// of `Mutex<Value>` costs several times the lock itself). Two paths, neither of which takes
+  /// a test store's tracker into account (that is ``withLockTrackedOrObserved(_:)``):
+  /// - never read, so nothing can be observing it (Observation only tracks a value that was
+  ///   read): a lock, the body and two relaxed atomic loads;
+  /// - read, so maybe observed: the registrar's `willSet` before and `didSet` after, as
+  ///   `@Observable` does, then the save and the change listeners, through one call
+  ///   (``notifyingObservers(_:_:)``).
+  @inlinable
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    if let projection {
+      if projection.specializedModify != nil { return try projection.modifySpecialized(body) }
+      return try projection.withLock(body)
+    }
+    guard !context.changeTracking.isActive.load(ordering: .relaxed) else {
+      return try withLockTrackedOrObserved(body)
+    }
+    if hasBeenRead.load(ordering: .relaxed) {
+      return try notifyingObservers(self) {
+        try storage.withLock { value in
+          defer { if persists { generation &+= 1 } }
+          return try body(&value)
+        }
+      }
+    }
+    var readMeanwhile = false
+    defer {
+      // A read that raced this mutation stored the flag before taking the lock, so it is seen
+      // here, and observers are told after the fact.
+      if readMeanwhile { notifyObserversAfterTheFact() }
+      if persists { didMutate() }
+    }
+    return try storage.withLock { value in
+      defer {
+        readMeanwhile = hasBeenRead.load(ordering: .relaxed)
+        if persists { generation &+= 1 }
+      }
+      return try body(&value)
+    }
+  }
+
+  /// Runs `mutation` between the registrar's `willSet` and `didSet` of the value, as
+  /// `withMutation` does, then schedules the save and tells the change listeners, as
+  /// ``withLockTrackedOrObserved(_:)`` does.
+  ///
+  /// NB: one call out of the caller's specialized code for everything after the lock;
+  /// `subject` is this reference, passed so the caller hands over its metadata (see
+  /// ``registerAccess(_:)``).
+  @usableFromInline
+  func notifyingObservers<Subject: Observable, R>(
+    _ subject: Subject, _ mutation: () throws -> R
+  ) rethrows -> R {
+    defer {
+      if persists { didMutate() }
+      if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
+    }
+    return try withKeyPath(of: subject) { keyPath in
+      registrar.willSet(subject, keyPath: keyPath)
+      defer { registrar.didSet(subject, keyPath: keyPath) }
+      return try mutation()
+    }
+  }
+
+  /// The general path of ``withLock(_:)``, taken while a test store tracks changes: inside its
+  /// assertion closure the expected snapshot changes, elsewhere the live value, observed or not.
+  @usableFromInline
+  func withLockTrackedOrObserved<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    // Inside a test's assertion closure the expected value (a snapshot) changes, never the
+    // live one.
+    if context.changeTracking.isActive.load(ordering: .relaxed),
+      let tracker = SharedChangeTracker.expecting(in: context),
+      let result = try tracker.mutateSnapshot(of: self, body)
+    {
+      return result
+    }
+    // NB: Observation only tracks a value that was read, so until the first read mutations
+    // skip the registrar (see the fast path above).
+    let notify = hasBeenRead.load(ordering: .relaxed)
+    if notify { registrar.willSet(self, keyPath: valueKeyPath) }
+    var readMeanwhile = false
+    defer {
+      if readMeanwhile { registrar.willSet(self, keyPath: valueKeyPath) }
+      if notify || readMeanwhile { registrar.didSet(self, keyPath: valueKeyPath) }
+      didMutate()
+      if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
+    }
+    return try storage.withLock { value in
+      defer {
+        readMeanwhile = !notify && hasBeenRead.load(ordering: .relaxed)
+        if persists { generation &+= 1 }
+      }
+      return try body(&value)
+    }
+  }
+
+  @usableFromInline
+  func notifyObserversAfterTheFact() {
+    registrar.willSet(self, keyPath: valueKeyPath)
+    registrar.didSet(self, keyPath: valueKeyPath)
+    if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
+  }
+
+  /// Calls `onChange` after every change of the value, on the thread that made it.
+  ///
+  /// NB: marks the value read, so mutations take the observed path, which tells listeners.
+  func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
+    hasBeenRead.store(true, ordering: .relaxed)
+    let id = changeListeners.withLock { listeners in
+      defer { listeners.next += 1 }
+      listeners.all[listeners.next] = onChange
+      hasChangeListeners.store(true, ordering: .relaxed)
+      return listeners.next
+    }
+    return StorageSubscription { [weak self] in
+      self?.changeListeners.withLock { listeners in
+        listeners.all[id] = nil
+        if listeners.all.isEmpty { self?.hasChangeListeners.store(false, ordering: .relaxed) }
+      }
+    }
+  }
+
+  @usableFromInline
+  func tellChangeListeners() {
+    let listeners = changeListeners.withLock { Array($0.all.values) }
+    for listener in listeners { listener() }
+  }
+}
