@@ -6,32 +6,15 @@ import Foundation
 
 // MARK: - Isolated storage: "ephemeral" became "in-memory" and "isolated"
 
-/// Renamed ``InMemoryPreferences``.
-@available(*, deprecated, renamed: "InMemoryPreferences")
-public typealias EphemeralPreferences = InMemoryPreferences
-
 extension StorageContext {
   /// Renamed ``isIsolated``: it is also true for confined storage on the real disk.
   @available(*, deprecated, renamed: "isIsolated")
   public var isEphemeral: Bool { isIsolated }
 
-  /// Renamed ``init(name:fileSystem:isIsolated:preferences:)``.
-  @available(*, deprecated, renamed: "init(name:fileSystem:isIsolated:preferences:)")
-  public convenience init(
-    name: String,
-    fileSystem: any FileSystem,
-    isEphemeral: Bool,
-    preferences: @escaping @Sendable (_ suiteName: String?) -> any PreferencesStore
-  ) {
-    self.init(name: name, fileSystem: fileSystem, isIsolated: isEphemeral, preferences: preferences)
-  }
-
-  /// Renamed ``inMemory(name:fileSystem:)``.
-  @available(*, deprecated, renamed: "inMemory(name:fileSystem:)")
-  public static func ephemeral(
-    name: String = "in memory", fileSystem: any FileSystem = InMemoryFileSystem()
-  ) -> StorageContext {
-    inMemory(name: name, fileSystem: fileSystem)
+  /// Renamed ``inMemory(name:)``.
+  @available(*, deprecated, renamed: "inMemory(name:)")
+  public static func ephemeral(name: String = "in memory") -> StorageContext {
+    inMemory(name: name)
   }
 }
 
@@ -61,22 +44,6 @@ extension MissingPart {
   public var key: SharedKeyID {
     get { keyID }
     set { keyID = newValue }
-  }
-}
-
-extension SharedLoadError {
-  /// The same as ``init(keyID:url:underlying:)``.
-  @available(*, deprecated, renamed: "init(keyID:url:underlying:)")
-  public init(key: SharedKeyID, url: URL? = nil, underlying: any Error) {
-    self.init(keyID: key, url: url, underlying: underlying)
-  }
-}
-
-extension SharedConflict {
-  /// The same as ``init(keyID:url:resolution:)``.
-  @available(*, deprecated, renamed: "init(keyID:url:resolution:)")
-  public init(key: SharedKeyID, url: URL?, resolution: Resolution) {
-    self.init(keyID: key, url: url, resolution: resolution)
   }
 }
 

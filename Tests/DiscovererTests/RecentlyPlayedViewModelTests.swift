@@ -2,6 +2,7 @@ import DiscovererFeature
 import FaultInjection
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// `RecentlyPlayedViewModel` under every fault its service can show.
@@ -33,8 +34,8 @@ struct RecentlyPlayedViewModelTests {
   func storedCache() async throws -> [Track] {
     let feed = Shared(.fileStorage(feedURL), default: [Track]())
     try await feed.flush()
-    let disk = try #require(feed.storageContext.fileSystem as? InMemoryFileSystem)
-    guard let data = try disk.contents(of: feedURL) else { return [] }
+    let disk = try #require(TestDisk(feed.storageContext))
+    guard let data = disk.contents(of: feedURL) else { return [] }
     return try JSONDecoder().decode([Track].self, from: data)
   }
 

@@ -6,9 +6,9 @@
 /// ```
 /// format version 2 (envelope); will be migrated to version 3 when read
 /// ```
-public struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
+package struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   /// How the file is laid out.
-  public enum Layout: Equatable, Sendable {
+  package enum Layout: Equatable, Sendable {
     /// `{"content": ..., "version": N}`.
     case envelope
     /// The bare value, written before the app adopted versioning.
@@ -16,19 +16,19 @@ public struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// The layout, or `nil` when the bytes are not JSON or the envelope is invalid.
-  public var layout: Layout?
+  package var layout: Layout?
   /// The version a read starts from.
   ///
   /// The envelope's version, or the format's legacy version for a bare file; `nil` when it
   /// cannot be determined.
-  public var version: Int?
+  package var version: Int?
   /// The version this app reads and writes.
-  public var currentVersion: Int
+  package var currentVersion: Int
   /// Why a read would fail before looking at the content, or `nil` when it would proceed.
-  public var problem: FormatError?
+  package var problem: FormatError?
 
   /// Creates a report; tools normally get one from ``VersionedFormat/version(of:)``.
-  public init(layout: Layout?, version: Int?, currentVersion: Int, problem: FormatError?) {
+  package init(layout: Layout?, version: Int?, currentVersion: Int, problem: FormatError?) {
     self.layout = layout
     self.version = version
     self.currentVersion = currentVersion
@@ -36,13 +36,13 @@ public struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// Whether a read would migrate the content (and the next save would rewrite it as current).
-  public var needsMigration: Bool {
+  package var needsMigration: Bool {
     guard problem == nil, let version else { return false }
     return version < currentVersion
   }
 
   /// One line for a person: the version, the layout and what reading would do.
-  public var description: String {
+  package var description: String {
     if let problem {
       if case .versionFromFuture(let found, let supported) = problem {
         return "format version \(found) (envelope), newer than this app's \(supported); "

@@ -95,7 +95,7 @@ extension VersionedFormat {
   ///
   /// Meant for tools (`keepsake inspect`) and diagnostics; the content is not decoded, so a file
   /// reported as readable may still fail ``decode(_:)``.
-  public static func version(of data: Data) -> FormatVersionInfo {
+  package static func version(of data: Data) -> FormatVersionInfo {
     do throws(FormatError) {
       let (layout, version, _) = try classify(data)
       return FormatVersionInfo(

@@ -161,11 +161,11 @@ extension StorageContext {
   /// Supplies the context of the running XCTest case; set by `KeepsakeTesting`.
   ///
   /// XCTest runs one test case at a time in a process on Linux, so one provider suffices.
-  public static let xcTestContextProvider = Mutex<(@Sendable () -> StorageContext?)?>(nil)
+  package static let xcTestContextProvider = Mutex<(@Sendable () -> StorageContext?)?>(nil)
 }
 
 /// Implemented by `KeepsakeTesting` to give each XCTest case storage of its own; not for apps.
-public protocol _XCTestStorageSupport {
+package protocol _XCTestStorageSupport {
   /// Starts giving XCTest cases their own storage; `inProgress` means a case is running now.
   static func install(inProgress: Bool)
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A key that keeps its value in preferences: `UserDefaults` on Apple platforms, Keepsake's own
-/// ``FilePreferences`` on Linux, in-memory preferences under test.
+/// `FilePreferences` on Linux, in-memory preferences under test.
 ///
 /// Supports `Bool`, `Int`, `Double`, `String`, `Data`, `URL`, `Date`, `[String]`,
 /// `RawRepresentable` values with `String` or `Int` raw values, and any `Codable` value (stored

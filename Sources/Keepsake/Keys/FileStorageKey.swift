@@ -29,9 +29,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   private let interval: Duration
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
   /// get a clear error at once"; see the Data safety article).
-  public let maximumFileSize: Int
+  package let maximumFileSize: Int
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
-  public let loadsInBackground: Bool
+  package let loadsInBackground: Bool
   /// How a pending change merges with another process's change of the file, if it can.
   let merge: SharedMerge<Value>?
   /// What this key last read or wrote, to tell its own writes from someone else's; each

@@ -9,14 +9,14 @@ import Foundation
 /// `drafts.conflict-20261129T210300Z.json` (the other side of a conflict) in the same folder:
 /// next to the file, sorted by time, with the original extension so it opens like the original.
 /// `keepsake quarantined` lists both kinds, and `keepsake restore` puts either back.
-public enum Quarantine {
+package enum Quarantine {
   /// The marker in a quarantine copy's name.
-  public static let marker = ".quarantined-"
+  package static let marker = ".quarantined-"
   /// The marker in a conflict copy's name.
-  public static let conflictMarker = ".conflict-"
+  package static let conflictMarker = ".conflict-"
 
   /// Whether `name` is the name of a quarantine or conflict copy.
-  public static func isCopy(named name: String) -> Bool {
+  package static func isCopy(named name: String) -> Bool {
     name.contains(marker) || name.contains(conflictMarker)
   }
 
@@ -27,7 +27,7 @@ public enum Quarantine {
   ///   - date: When the copy is made; its UTC time, to the second, is in the name.
   ///   - existingNames: The names already in the folder; a counter keeps the new one apart.
   ///   - marker: ``marker`` for a damaged file, ``conflictMarker`` for a conflict copy.
-  public static func url(
+  package static func url(
     for url: URL, at date: Date = Date(), existingNames: Set<String> = [],
     marker: String = Quarantine.marker
   ) -> URL {
@@ -45,7 +45,7 @@ public enum Quarantine {
   }
 
   /// The file a quarantine copy was taken from, or `nil` when `url` is not a quarantine copy.
-  public static func originalURL(of url: URL) -> URL? {
+  package static func originalURL(of url: URL) -> URL? {
     let name = url.lastPathComponent
     guard let range = name.range(of: marker) ?? name.range(of: conflictMarker) else { return nil }
     let stem = name[..<range.lowerBound]

@@ -21,9 +21,9 @@ import Foundation
 ///   print(error)  // Cannot watch /data/items.json for changes by other processes: ...
 /// }
 /// ```
-public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
+package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
   /// The system call that failed.
-  public enum Operation: String, Equatable, Sendable {
+  package enum Operation: String, Equatable, Sendable {
     /// Creating the process's watcher (`inotify_init1` on Linux).
     case createInstance
     /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
@@ -31,26 +31,26 @@ public struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible 
   }
 
   /// The path of the watched file, as given to the process's watcher.
-  public var file: String
+  package var file: String
   /// The folder that could not be watched.
   ///
   /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
   /// ``Operation/createInstance``.
-  public var folder: String
+  package var folder: String
   /// The system call that failed.
-  public var operation: Operation
+  package var operation: Operation
   /// The `errno` the call failed with.
-  public var code: Int32
+  package var code: Int32
 
   /// Creates a failure.
-  public init(file: String, folder: String, operation: Operation, code: Int32) {
+  package init(file: String, folder: String, operation: Operation, code: Int32) {
     self.file = file
     self.folder = folder
     self.operation = operation
     self.code = code
   }
 
-  public var description: String {
+  package var description: String {
     "Cannot watch \(file) for changes by other processes: \(reason)."
   }
 

@@ -33,7 +33,7 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   public var resolution: Resolution
 
   /// Creates a conflict report.
-  public init(keyID: SharedKeyID, url: URL?, resolution: Resolution) {
+  package init(keyID: SharedKeyID, url: URL?, resolution: Resolution) {
     self.keyID = keyID
     self.url = url
     self.resolution = resolution

@@ -17,7 +17,7 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible,
   public var underlying: any Error
 
   /// Creates a load error.
-  public init(keyID: SharedKeyID, url: URL? = nil, underlying: any Error) {
+  package init(keyID: SharedKeyID, url: URL? = nil, underlying: any Error) {
     self.keyID = keyID
     self.url = url
     self.underlying = underlying

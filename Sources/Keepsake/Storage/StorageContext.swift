@@ -14,13 +14,13 @@ import Synchronization
 /// (a detached task, a Dispatch callback, a file watcher) still reads and writes the same storage.
 public final class StorageContext: Sendable, CustomStringConvertible {
   /// The file system `.fileStorage` keys read and write.
-  public let fileSystem: any FileSystem
+  package let fileSystem: any FileSystem
   /// A name for diagnostics, such as `live` or the identity of a test.
   public let name: String
   /// Whether this context is isolated storage, which never touches the live storage.
   ///
   /// Isolated storage never reads or writes the user's files and preferences, whether it is in
-  /// memory (``inMemory(name:fileSystem:)``) or confined to a temporary folder
+  /// memory (``inMemory(name:)``) or confined to a temporary folder
   /// (``confined(to:name:)``). Isolated contexts are never flushed at exit.
   public let isIsolated: Bool
 
@@ -42,7 +42,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   ///     storage (see ``isIsolated``).
   ///   - preferences: Makes the store of a preferences suite (`nil` is the default suite); called
   ///     once per suite.
-  public init(
+  package init(
     name: String,
     fileSystem: any FileSystem,
     isIsolated: Bool,
@@ -55,7 +55,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   }
 
   /// The preferences store of a suite (`nil` for the default suite), made once and then reused.
-  public func preferences(suiteName: String?) -> any PreferencesStore {
+  package func preferences(suiteName: String?) -> any PreferencesStore {
     let name = suiteName ?? ""
     return suites.withLock { suites in
       if let store = suites[name] { return store }
@@ -85,7 +85,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   // MARK: - Contexts
 
   /// The real disk and the platform's preferences: `UserDefaults` on Apple platforms,
-  /// ``FilePreferences`` on Linux.
+  /// `FilePreferences` on Linux.
   public static let live = StorageContext(
     name: "live", fileSystem: LocalFileSystem(), isIsolated: false
   ) { suiteName in
@@ -98,10 +98,15 @@ public final class StorageContext: Sendable, CustomStringConvertible {
 
   /// Fresh isolated storage in memory: what each test gets.
   ///
-  /// It has an empty ``InMemoryFileSystem`` (unless `fileSystem` says otherwise),
-  /// ``InMemoryPreferences`` and no references.
-  public static func inMemory(
-    name: String = "in memory", fileSystem: any FileSystem = InMemoryFileSystem()
+  /// It has an empty in-memory file system, in-memory preferences and no references.
+  public static func inMemory(name: String = "in memory") -> StorageContext {
+    inMemory(name: name, fileSystem: InMemoryFileSystem())
+  }
+
+  /// Fresh isolated storage in memory on `fileSystem`: for tests that share one in-memory file
+  /// system between contexts, or wrap it.
+  package static func inMemory(
+    name: String = "in memory", fileSystem: any FileSystem
   ) -> StorageContext {
     StorageContext(name: name, fileSystem: fileSystem, isIsolated: true) { _ in
       InMemoryPreferences()

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// NB: Implemented here because CryptoKit is not available on Linux and Keepsake takes no
 /// dependencies. It is for detecting edits to test fixtures, not for security.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
   private static let roundConstants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
     0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe,
@@ -26,10 +26,10 @@ public struct SHA256: Sendable {
   private var byteCount: UInt64 = 0
 
   /// Creates an empty hash.
-  public init() {}
+  package init() {}
 
   /// The digest of `data` as 64 lowercase hex digits.
-  public static func hexDigest(of data: some Sequence<UInt8>) -> String {
+  package static func hexDigest(of data: some Sequence<UInt8>) -> String {
     var hash = SHA256()
     hash.update(data)
     return hash.finalize().map { byte in
@@ -39,7 +39,7 @@ public struct SHA256: Sendable {
   }
 
   /// Adds bytes to the message.
-  public mutating func update(_ bytes: some Sequence<UInt8>) {
+  package mutating func update(_ bytes: some Sequence<UInt8>) {
     for byte in bytes {
       pending.append(byte)
       byteCount &+= 1
@@ -51,7 +51,7 @@ public struct SHA256: Sendable {
   }
 
   /// The 32-byte digest of everything added so far.
-  public func finalize() -> [UInt8] {
+  package func finalize() -> [UInt8] {
     var copy = self
     let bitCount = byteCount &* 8
     var tail = pending + [0x80]

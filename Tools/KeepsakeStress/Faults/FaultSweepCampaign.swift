@@ -18,14 +18,14 @@ public struct FaultSweepCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
     /// The faults injected at each operation.
-    public var faults: [FileSystemFault] = [
+    package var faults: [FileSystemFault] = [
       .fail(.diskFull), .fail(.permissionDenied), .fail(.ioError), .shortWrite(written: 64),
     ]
     /// Builds the file system keys use from the faulty in-memory file system.
     ///
     /// The default uses the disk itself; the campaign's tests wrap it in a deliberately broken
     /// writer.
-    public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
+    package var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 
     /// The default sweep.
     public init() {}

@@ -32,7 +32,7 @@ public struct CorruptionFuzzCampaign: Sendable {
     public var batchSize = 2_500
     /// Builds the file system keys use from the in-memory file system, for in-process runs (the
     /// default uses it directly); the campaign's tests wrap it in a broken one.
-    public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
+    package var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 
     /// The default campaign.
     public init() {}

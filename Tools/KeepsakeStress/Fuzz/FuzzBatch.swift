@@ -38,7 +38,7 @@ public struct FuzzBatch: Sendable {
   /// The case indices.
   public var range: Range<Int>
   /// Builds the file system keys use from the in-memory file system (the default uses it directly).
-  public var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
+  package var fileSystem: @Sendable (InMemoryFileSystem) -> any FileSystem = { $0 }
 
   /// A batch of the cases `range` of the run with `seed`.
   public init(seed: UInt64, range: Range<Int>) {

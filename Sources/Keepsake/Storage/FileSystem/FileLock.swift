@@ -8,22 +8,22 @@ import Synchronization
 /// rule "Processes that share a file lose nothing"; see the Data safety article). It is released by
 /// ``release()`` or, at the latest, when the lock is deinitialized; a process that dies releases
 /// its locks with it.
-public final class FileLock: Sendable {
+package final class FileLock: Sendable {
   private let onRelease: Mutex<(@Sendable () -> Void)?>
 
   /// How long ``FileSystem/lockExclusively(_:timeout:)`` waits by default before it gives up.
   ///
   /// Long enough for any number of other processes' saves to go first, short enough that a
   /// stuck process that holds the lock gets a clear error instead of a silent hang.
-  public static let defaultTimeout: Duration = .seconds(30)
+  package static let defaultTimeout: Duration = .seconds(30)
 
   /// A held lock that runs `release` once, when released or deinitialized.
-  public init(release: @escaping @Sendable () -> Void) {
+  package init(release: @escaping @Sendable () -> Void) {
     self.onRelease = Mutex(release)
   }
 
   /// Releases the lock; releasing it again does nothing.
-  public func release() {
+  package func release() {
     let release = onRelease.withLock { release in
       defer { release = nil }
       return release

@@ -5,7 +5,7 @@ import Foundation
 /// Keepsake ships two implementations: ``LocalFileSystem`` (the real disk, with atomic and
 /// durable writes) and ``InMemoryFileSystem`` (a disk in memory, exclusive to one test, that can
 /// inject faults into each operation). Every method may be called from any thread.
-public protocol FileSystem: Sendable {
+package protocol FileSystem: Sendable {
   /// Reads a whole file, refusing anything that is not a regular file of at most
   /// `maximumSize` bytes.
   ///
@@ -73,7 +73,7 @@ extension FileSystem {
   ///
   /// - Returns: The file's bytes, or `nil` when no file exists at `url`.
   /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
-  public func contents(of url: URL) throws -> Data? {
+  package func contents(of url: URL) throws -> Data? {
     try contents(of: url, maximumSize: FileSystemLimits.defaultMaximumFileSize)
   }
 }
@@ -82,16 +82,16 @@ extension FileSystem {
 ///
 /// Two equal identities mean, in practice, the same bytes; an atomic replace always changes the
 /// inode.
-public struct FileIdentity: Hashable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
   /// The file's inode (or, in memory, a number that changes with every write).
-  public var inode: UInt64
+  package var inode: UInt64
   /// The size in bytes.
-  public var size: Int64
+  package var size: Int64
   /// The modification time, in nanoseconds since 1970.
-  public var modified: Int64
+  package var modified: Int64
 
   /// Creates an identity.
-  public init(inode: UInt64, size: Int64, modified: Int64) {
+  package init(inode: UInt64, size: Int64, modified: Int64) {
     self.inode = inode
     self.size = size
     self.modified = modified
@@ -102,7 +102,7 @@ extension FileSystem {
   /// Takes the exclusive lock of the file at `url`, waiting up to ``FileLock/defaultTimeout``.
   ///
   /// - Throws: ``FileSystemError``, as ``lockExclusively(_:timeout:)`` does.
-  public func lockExclusively(_ url: URL) throws -> FileLock {
+  package func lockExclusively(_ url: URL) throws -> FileLock {
     try lockExclusively(url, timeout: FileLock.defaultTimeout)
   }
 }

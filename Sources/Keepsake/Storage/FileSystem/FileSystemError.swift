@@ -74,7 +74,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     }
 
     /// Maps an `errno` value to a reason.
-    public init(errno code: Int32) {
+    package init(errno code: Int32) {
       switch code {
       case ENOSPC, EDQUOT: self = .diskFull
       case EACCES, EPERM, EROFS: self = .permissionDenied
@@ -86,7 +86,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
   }
 
   /// Creates an error.
-  public init(_ operation: FileOperation, path: String, reason: Reason) {
+  package init(_ operation: FileOperation, path: String, reason: Reason) {
     self.operation = operation
     self.path = path
     self.reason = reason

@@ -5,12 +5,12 @@
 /// exhaust the app's memory. Such a file is refused with
 /// ``FileSystemError/Reason/tooLarge(size:limit:)`` before a byte of it is read, and left as it
 /// is (data-safety rule "Bad files get a clear error at once"; see the Data safety article).
-public enum FileSystemLimits {
+@usableFromInline package enum FileSystemLimits {
   /// The size above which ``FileSystem/contents(of:)`` refuses a file: 256 MiB.
   ///
   /// Generous on purpose: a drafts inbox of 100,000 drafts is about 20 MB, so real data stays
   /// an order of magnitude below the limit, while a runaway file is stopped well before it
   /// could take a phone's or a small server's memory. A file system reads at most this many
   /// bytes plus one, even from a file that grows while it is read.
-  public static let defaultMaximumFileSize: Int = 256 * 1024 * 1024
+  @usableFromInline package static let defaultMaximumFileSize: Int = 256 * 1024 * 1024
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// let disk = InMemoryFileSystem()
 /// disk.faultHandler = { operation, _ in operation == .rename ? .fail(.diskFull) : nil }
 /// ```
-public final class InMemoryFileSystem: FileSystem {
+package final class InMemoryFileSystem: FileSystem {
   private struct State {
     var files: [String: Data] = [:] {
       didSet { version &+= 1 }
@@ -30,21 +30,21 @@ public final class InMemoryFileSystem: FileSystem {
   private let locks = InMemoryFileLocks()
 
   /// Creates an empty disk.
-  public init() {}
+  package init() {}
 
   /// Consulted before each primitive operation; return a fault to make that operation fail.
-  public var faultHandler: FileSystemFaultHandler? {
+  package var faultHandler: FileSystemFaultHandler? {
     get { state.withLock { $0.faultHandler } }
     set { state.withLock { $0.faultHandler = newValue } }
   }
 
   /// Every primitive operation performed so far, in order, with its outcome.
-  public var operations: [FileSystemOperationRecord] {
+  package var operations: [FileSystemOperationRecord] {
     state.withLock { $0.operations }
   }
 
   /// How many atomic replaces of `url` completed (each one is one durable write).
-  public func completedWrites(of url: URL) -> Int {
+  package func completedWrites(of url: URL) -> Int {
     let path = Self.key(url)
     return state.withLock { state in
       state.operations.filter { $0.operation == .rename && $0.path == path && $0.error == nil }
@@ -56,12 +56,12 @@ public final class InMemoryFileSystem: FileSystem {
   package var watcherCount: Int { state.withLock { $0.watchers.count } }
 
   /// All files on this disk, by path.
-  public var files: [String: Data] { state.withLock { $0.files } }
+  package var files: [String: Data] { state.withLock { $0.files } }
 
   /// Sets a file's bytes directly, as another process or an older app version would have.
   ///
   /// Watchers are notified unless `notifyingWatchers` is false. No fault applies.
-  public func setContents(_ data: Data?, at url: URL, notifyingWatchers: Bool = true) {
+  package func setContents(_ data: Data?, at url: URL, notifyingWatchers: Bool = true) {
     let path = Self.key(url)
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
       if let data {
@@ -79,7 +79,7 @@ public final class InMemoryFileSystem: FileSystem {
 
   // MARK: - FileSystem
 
-  public func identity(of url: URL) throws -> FileIdentity? {
+  package func identity(of url: URL) throws -> FileIdentity? {
     let path = Self.key(url)
     return state.withLock { state in
       guard let data = state.files[path] else { return nil }
@@ -88,7 +88,7 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
-  public func contents(of url: URL, maximumSize: Int) throws -> Data? {
+  package func contents(of url: URL, maximumSize: Int) throws -> Data? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = Self.key(url)
     return try state.withLock { state in
@@ -104,7 +104,7 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
-  public func writeAtomically(_ data: Data, to url: URL) throws {
+  package func writeAtomically(_ data: Data, to url: URL) throws {
     let path = Self.key(url)
     let folder = (path as NSString).deletingLastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
@@ -146,7 +146,7 @@ public final class InMemoryFileSystem: FileSystem {
     for callback in callbacks { callback() }
   }
 
-  public func removeItem(at url: URL) throws {
+  package func removeItem(at url: URL) throws {
     let path = Self.key(url)
     try state.withLock { state in
       guard state.files[path] != nil else { return }
@@ -155,7 +155,7 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
-  public func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+  package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
     let path = Self.key(FileLock.lockFileURL(for: url))
     // NB: the fault is consulted (and the attempt recorded) before waiting, never while the
     // disk's state is locked: a holder on another thread must be able to finish its write.
@@ -168,11 +168,11 @@ public final class InMemoryFileSystem: FileSystem {
   }
 
   /// Whether the lock of the file at `url` is held now, by any context on this disk.
-  public func isLocked(_ url: URL) -> Bool {
+  package func isLocked(_ url: URL) -> Bool {
     locks.isHeld(Self.key(FileLock.lockFileURL(for: url)))
   }
 
-  public func contentsOfDirectory(at url: URL) throws -> [String] {
+  package func contentsOfDirectory(at url: URL) throws -> [String] {
     let folder = Self.key(url)
     return try state.withLock { state in
       try Self.perform(.list, folder, &state)
@@ -184,7 +184,7 @@ public final class InMemoryFileSystem: FileSystem {
     }
   }
 
-  public func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+  package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     let path = Self.key(url)
     let id = state.withLock { $0.watchers.add(path, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.watchers.remove(id) } }
@@ -234,11 +234,11 @@ public final class InMemoryFileSystem: FileSystem {
 }
 
 /// Decides whether a primitive operation on a path fails; `nil` lets it succeed.
-public typealias FileSystemFaultHandler =
+package typealias FileSystemFaultHandler =
   @Sendable (_ operation: FileOperation, _ path: String) -> FileSystemFault?
 
 /// A fault injected into one primitive file operation.
-public enum FileSystemFault: Equatable, Sendable {
+package enum FileSystemFault: Equatable, Sendable {
   /// The operation fails with this reason and has no effect.
   case fail(FileSystemError.Reason)
   /// A write stores only the first `written` bytes, then fails (for other operations, an I/O
@@ -247,11 +247,11 @@ public enum FileSystemFault: Equatable, Sendable {
 }
 
 /// One primitive operation an ``InMemoryFileSystem`` performed.
-public struct FileSystemOperationRecord: Equatable, Sendable {
+package struct FileSystemOperationRecord: Equatable, Sendable {
   /// The operation.
-  public var operation: FileOperation
+  package var operation: FileOperation
   /// The path it worked on.
-  public var path: String
+  package var path: String
   /// The error it failed with, if it failed.
-  public var error: FileSystemError?
+  package var error: FileSystemError?
 }

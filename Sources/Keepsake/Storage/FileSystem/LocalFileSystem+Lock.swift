@@ -18,7 +18,7 @@ extension LocalFileSystem {
   /// - Throws: ``FileSystemError`` with ``FileSystemError/Reason/lockTimedOut(seconds:)`` when
   ///   the lock stayed held by someone else for `timeout`, or the reason the lock file could not
   ///   be opened.
-  public func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+  package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
     let target = url.resolvingSymlinksInPath()
     try createFolder(target.deletingLastPathComponent())
     let path = FileLock.lockFileURL(for: target).path

@@ -21,18 +21,18 @@ import Foundation
 /// blocking, before a byte is read; a file over the size limit is refused by its size, and one that
 /// grows past it while being read by the byte over the limit. A loop of symbolic links is refused
 /// by reads and writes alike. All of them are left as they are.
-public struct LocalFileSystem: FileSystem {
+package struct LocalFileSystem: FileSystem {
   /// The system calls that change the disk: the real ones, or a recorder's (see ``SystemCalls``).
   let calls: SystemCalls
 
   /// Creates the real file system.
-  public init() { calls = .live }
+  package init() { calls = .live }
 
   /// A file system that makes its changes to the disk through `calls`: a recorder's, in tests
   /// of the write protocol.
   package init(calls: SystemCalls) { self.calls = calls }
 
-  public func contents(of url: URL, maximumSize: Int) throws -> Data? {
+  package func contents(of url: URL, maximumSize: Int) throws -> Data? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
     let path = url.path
     // NB: rule "Bad files get a clear error at once". O_NONBLOCK so opening a FIFO that has no
@@ -95,7 +95,7 @@ public struct LocalFileSystem: FileSystem {
     return data
   }
 
-  public func writeAtomically(_ data: Data, to url: URL) throws {
+  package func writeAtomically(_ data: Data, to url: URL) throws {
     // Write through a symbolic link to its target, so the link survives.
     let target = url.resolvingSymlinksInPath()
     let folder = target.deletingLastPathComponent()
@@ -127,7 +127,7 @@ public struct LocalFileSystem: FileSystem {
     try syncFolder(folder)
   }
 
-  public func identity(of url: URL) throws -> FileIdentity? {
+  package func identity(of url: URL) throws -> FileIdentity? {
     var info = stat()
     guard stat(url.path, &info) == 0 else {
       if errno == ENOENT { return nil }
@@ -143,13 +143,13 @@ public struct LocalFileSystem: FileSystem {
     return FileIdentity(inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: modified)
   }
 
-  public func removeItem(at url: URL) throws {
+  package func removeItem(at url: URL) throws {
     if calls.unlink(url.path) != 0 && errno != ENOENT {
       throw FileSystemError(.remove, path: url.path, reason: .init(errno: errno))
     }
   }
 
-  public func contentsOfDirectory(at url: URL) throws -> [String] {
+  package func contentsOfDirectory(at url: URL) throws -> [String] {
     guard let dir = opendir(url.path) else {
       if errno == ENOENT { return [] }
       throw FileSystemError(.list, path: url.path, reason: .init(errno: errno))
@@ -165,7 +165,7 @@ public struct LocalFileSystem: FileSystem {
     return names.sorted()
   }
 
-  public func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+  package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     FolderWatcher.watch(url.resolvingSymlinksInPath(), onChange: onChange)
   }
 

@@ -22,9 +22,9 @@ import Synchronization
 ///   never overwritten"; see the Data safety article): writes fail with the read error and the file
 ///   is left as it is;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
-public final class FilePreferences: PreferencesStore {
+package final class FilePreferences: PreferencesStore {
   /// The suite's file.
-  public let url: URL
+  package let url: URL
 
   private struct State {
     var values: [String: PreferenceValue] = [:]
@@ -40,7 +40,7 @@ public final class FilePreferences: PreferencesStore {
   private let watch = Mutex<StorageSubscription?>(nil)
 
   /// Opens (without creating) the suite stored at `url`, reading its current values.
-  public convenience init(url: URL) {
+  package convenience init(url: URL) {
     self.init(url: url, fileSystem: LocalFileSystem())
   }
 
@@ -61,7 +61,7 @@ public final class FilePreferences: PreferencesStore {
 
   /// The file of a suite in the per-user configuration folder:
   /// `$XDG_CONFIG_HOME/keepsake/<suite>.json`, else `~/.config/keepsake/<suite>.json`.
-  public static func defaultURL(suiteName: String?) -> URL {
+  package static func defaultURL(suiteName: String?) -> URL {
     let environment = ProcessInfo.processInfo.environment
     let base: URL
     if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
@@ -76,13 +76,13 @@ public final class FilePreferences: PreferencesStore {
   }
 
   /// The error of the last failed read or write, if the suite could not be read or saved.
-  public var lastError: (any Error)? { state.withLock { $0.lastError } }
+  package var lastError: (any Error)? { state.withLock { $0.lastError } }
 
-  public func value(forKey key: String) -> PreferenceValue? {
+  package func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
 
-  public func set(_ value: PreferenceValue?, forKey key: String) {
+  package func set(_ value: PreferenceValue?, forKey key: String) {
     let schedule = state.withLock { state -> Bool in
       state.values[key] = value
       state.dirty.insert(key)
@@ -93,14 +93,14 @@ public final class FilePreferences: PreferencesStore {
     if schedule { queue.async { [self] in _ = writePending() } }
   }
 
-  public func observe(
+  package func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     let id = state.withLock { $0.observers.add(key, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
-  public func flush() throws {
+  package func flush() throws {
     if let error = queue.sync(execute: { writePending() }) { throw error }
   }
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Preferences that live in memory only: the store a test's isolated storage has for `.appStorage`.
-public final class InMemoryPreferences: PreferencesStore {
+package final class InMemoryPreferences: PreferencesStore {
   private struct State {
     var values: [String: PreferenceValue] = [:]
     var observers = KeyedObservers()
@@ -10,18 +10,18 @@ public final class InMemoryPreferences: PreferencesStore {
   private let state = Mutex(State())
 
   /// Creates an empty store.
-  public init() {}
+  package init() {}
 
-  public func value(forKey key: String) -> PreferenceValue? {
+  package func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
 
-  public func set(_ value: PreferenceValue?, forKey key: String) {
+  package func set(_ value: PreferenceValue?, forKey key: String) {
     state.withLock { $0.values[key] = value }
   }
 
   /// Sets a value as another process would, notifying observers of `key`.
-  public func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
+  package func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
     let callbacks = state.withLock { state in
       state.values[key] = value
       return state.observers.callbacks { $0 == key }
@@ -29,12 +29,12 @@ public final class InMemoryPreferences: PreferencesStore {
     for callback in callbacks { callback() }
   }
 
-  public func observe(
+  package func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     let id = state.withLock { $0.observers.add(key, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
-  public func flush() throws {}
+  package func flush() throws {}
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A value a preferences store can hold: the property-list types `UserDefaults` supports.
 ///
-/// Its `Codable` form, used by ``FilePreferences``, is a readable one-key object per value:
+/// Its `Codable` form, used by `FilePreferences`, is a readable one-key object per value:
 /// `{"bool": true}`, `{"date": "2026-11-29T21:00:00Z"}`, `{"data": "<base64>"}`.
 public enum PreferenceValue: Equatable, Sendable, Codable {
   case bool(Bool)

@@ -6,7 +6,7 @@ import Foundation
 /// ``UserDefaultsPreferences`` (the default on Apple platforms, selectable everywhere) and
 /// ``InMemoryPreferences`` (in memory, the store of a test). Every method may be called from any
 /// thread; `set` must not do file I/O on the caller's thread.
-public protocol PreferencesStore: Sendable {
+package protocol PreferencesStore: Sendable {
   /// The stored value for `key`, or `nil` when none is stored.
   func value(forKey key: String) -> PreferenceValue?
 

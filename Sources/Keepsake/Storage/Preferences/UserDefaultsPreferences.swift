@@ -7,12 +7,12 @@ import Synchronization
 /// whole plist in place (no temporary file, no rename, no lock), so a crash mid-write can tear
 /// it, and processes writing at once lose each other's keys. ``FilePreferences`` is the Linux
 /// default for that reason.
-public final class UserDefaultsPreferences: PreferencesStore {
+package final class UserDefaultsPreferences: PreferencesStore {
   // NB: `UserDefaults` is documented thread-safe; it is not marked `Sendable` on every platform.
   private nonisolated(unsafe) let defaults: UserDefaults
 
   /// Wraps `UserDefaults(suiteName:)`, or `.standard` when `suiteName` is `nil`.
-  public init(suiteName: String? = nil) {
+  package init(suiteName: String? = nil) {
     self.defaults = suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
   }
 
@@ -21,7 +21,7 @@ public final class UserDefaultsPreferences: PreferencesStore {
     self.defaults = defaults
   }
 
-  public func value(forKey key: String) -> PreferenceValue? {
+  package func value(forKey key: String) -> PreferenceValue? {
     let object = defaults.object(forKey: key)
     #if canImport(Darwin)
       // NB: numbers come back as NSNumber; only a CFBoolean is a real Bool.
@@ -43,7 +43,7 @@ public final class UserDefaultsPreferences: PreferencesStore {
     }
   }
 
-  public func set(_ value: PreferenceValue?, forKey key: String) {
+  package func set(_ value: PreferenceValue?, forKey key: String) {
     defaults.set(value?.propertyListObject, forKey: key)
   }
 
@@ -53,7 +53,7 @@ public final class UserDefaultsPreferences: PreferencesStore {
   /// process (an app extension on an App Group suite) is seen, and a change of another key wakes
   /// no one. Elsewhere, and for keys KVO would read as a key path (with `.` or `@`), on
   /// `UserDefaults.didChangeNotification`, which this process's changes of any key post.
-  public func observe(
+  package func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     #if canImport(Darwin)
@@ -69,7 +69,7 @@ public final class UserDefaultsPreferences: PreferencesStore {
     return StorageSubscription { NotificationCenter.default.removeObserver(box.value) }
   }
 
-  public func flush() throws {
+  package func flush() throws {
     defaults.synchronize()
   }
 }

@@ -7,7 +7,7 @@ import Keepsake
 /// implementation by its type name at run time, when the process runs tests, the way `Keepsake`
 /// finds its XCTest observer. Without `KeepsakeTesting` in the test binary, failures are written
 /// to standard error and clocks stay live.
-public protocol _KeepsakeStoreTestSupport: SendableMetatype {
+package protocol _KeepsakeStoreTestSupport: SendableMetatype {
   /// Records a failure in the running test, at the given place when there is one.
   static func reportIssue(
     _ message: String, fileID: StaticString?, filePath: StaticString?, line: UInt, column: UInt)
