@@ -80,48 +80,24 @@ public struct CorruptionFuzzCampaign: Sendable {
       seconds: started.duration(to: .now).seconds)
   }
 
-  /// Runs `range` in a child; when the child dies, splits the range to find the crashing cases.
+  /// Runs `range` in child processes (see `IsolatedBatches`); a crashing case's input is saved.
   private func runIsolated(
     _ range: Range<Int>, executable: String, total: inout FuzzBatch.Result,
     crashes: inout [String]
   ) {
-    let arguments = [
-      "fuzz-batch", "--seed", "\(configuration.seed)", "--from", "\(range.lowerBound)",
-      "--count", "\(range.count)",
-    ]
-    var result: FuzzBatch.Result?
-    var ending: ChildProcess.Termination?
-    do {
-      let child = try ChildProcess(
-        executable: executable, arguments: arguments, silencingErrors: true)
-      for line in child.readRemainingLines() where line.hasPrefix("result ") {
-        result = try? JSONDecoder().decode(
-          FuzzBatch.Result.self, from: Data(line.dropFirst("result ".count).utf8))
-      }
-      ending = child.wait()
-    } catch {
-      crashes.append("could not start a fuzz batch: \(error)")
-      return
-    }
-    if let result, ending?.succeeded == true {
-      total.add(result)
-      return
-    }
-    guard range.count > 1 else {
-      let fuzzCase = FuzzCase.make(seed: configuration.seed, index: range.lowerBound)
+    let batches = IsolatedBatches<FuzzBatch.Result>(
+      mode: "fuzz-batch", seed: configuration.seed, executable: executable)
+    let seed = configuration.seed
+    crashes += batches.run(range, add: { total.add($0) }) { index, ending in
+      let fuzzCase = FuzzCase.make(seed: seed, index: index)
       let saved = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "keepsake-fuzz-crash-\(configuration.seed)-\(range.lowerBound).json")
+        "keepsake-fuzz-crash-\(seed)-\(index).json")
       try? fuzzCase.bytes.write(to: saved)
       total.cases += 1
-      crashes.append(
-        "case \(range.lowerBound) (\(fuzzCase.fixture), \(fuzzCase.damage)) crashed the "
-          + "process (\(ending.map(String.init(describing:)) ?? "no status")); input saved to "
-          + "\(saved.path); reproduce with keepsake-stress fuzz-batch --seed "
-          + "\(configuration.seed) --from \(range.lowerBound) --count 1")
-      return
+      return "case \(index) (\(fuzzCase.fixture), \(fuzzCase.damage)) crashed the process "
+        + "(\(ending.map(String.init(describing:)) ?? "no status")); input saved to "
+        + "\(saved.path); reproduce with keepsake-stress fuzz-batch --seed \(seed) --from "
+        + "\(index) --count 1"
     }
-    let middle = range.lowerBound + range.count / 2
-    runIsolated(range.lowerBound..<middle, executable: executable, total: &total, crashes: &crashes)
-    runIsolated(middle..<range.upperBound, executable: executable, total: &total, crashes: &crashes)
   }
 }

@@ -75,45 +75,20 @@ public struct JSONDiffCampaign: Sendable {
       seconds: started.duration(to: .now).seconds)
   }
 
-  /// Runs `range` in a child; when the child dies, splits the range to find the crashing cases.
+  /// Runs `range` in child processes (see `IsolatedBatches`).
   private func runIsolated(
     _ range: Range<Int>, executable: String, total: inout JSONDiffBatch.Result,
     crashes: inout [String]
   ) {
-    let arguments = [
-      "json-diff-batch", "--seed", "\(configuration.seed)", "--from", "\(range.lowerBound)",
-      "--count", "\(range.count)",
-    ]
-    var result: JSONDiffBatch.Result?
-    var ending: ChildProcess.Termination?
-    do {
-      let child = try ChildProcess(
-        executable: executable, arguments: arguments, silencingErrors: true)
-      for line in child.readRemainingLines() where line.hasPrefix("result ") {
-        result = try? JSONDecoder().decode(
-          JSONDiffBatch.Result.self, from: Data(line.dropFirst("result ".count).utf8))
-      }
-      ending = child.wait()
-    } catch {
-      crashes.append("could not start a json-diff batch: \(error)")
-      return
-    }
-    if let result, ending?.succeeded == true {
-      total.add(result)
-      return
-    }
-    guard range.count > 1 else {
+    let batches = IsolatedBatches<JSONDiffBatch.Result>(
+      mode: "json-diff-batch", seed: configuration.seed, executable: executable)
+    let seed = configuration.seed
+    crashes += batches.run(range, add: { total.add($0) }) { index, ending in
       total.cases += 1
-      crashes.append(
-        "case \(range.lowerBound) crashed the process "
-          + "(\(ending.map(String.init(describing:)) ?? "no status")); reproduce with "
-          + "keepsake-stress json-diff-batch --seed \(configuration.seed) --from "
-          + "\(range.lowerBound) --count 1")
-      return
+      return "case \(index) crashed the process "
+        + "(\(ending.map(String.init(describing:)) ?? "no status")); reproduce with "
+        + "keepsake-stress json-diff-batch --seed \(seed) --from \(index) --count 1"
     }
-    let middle = range.lowerBound + range.count / 2
-    runIsolated(range.lowerBound..<middle, executable: executable, total: &total, crashes: &crashes)
-    runIsolated(middle..<range.upperBound, executable: executable, total: &total, crashes: &crashes)
   }
 
   /// The child mode: runs one batch and prints its result as `result <JSON>`.
