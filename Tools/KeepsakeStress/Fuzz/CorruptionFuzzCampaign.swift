@@ -88,16 +88,18 @@ public struct CorruptionFuzzCampaign: Sendable {
     let batches = IsolatedBatches<FuzzBatch.Result>(
       mode: "fuzz-batch", seed: configuration.seed, executable: executable)
     let seed = configuration.seed
-    crashes += batches.run(range, add: { total.add($0) }) { index, ending in
-      let fuzzCase = FuzzCase.make(seed: seed, index: index)
-      let saved = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "keepsake-fuzz-crash-\(seed)-\(index).json")
-      try? fuzzCase.bytes.write(to: saved)
-      total.cases += 1
-      return "case \(index) (\(fuzzCase.fixture), \(fuzzCase.damage)) crashed the process "
-        + "(\(ending.map(String.init(describing:)) ?? "no status")); input saved to "
-        + "\(saved.path); reproduce with keepsake-stress fuzz-batch --seed \(seed) --from "
-        + "\(index) --count 1"
-    }
+    crashes += batches.run(
+      range, add: { total.add($0) },
+      crashed: { index, ending in
+        let fuzzCase = FuzzCase.make(seed: seed, index: index)
+        let saved = FileManager.default.temporaryDirectory.appendingPathComponent(
+          "keepsake-fuzz-crash-\(seed)-\(index).json")
+        try? fuzzCase.bytes.write(to: saved)
+        total.cases += 1
+        return "case \(index) (\(fuzzCase.fixture), \(fuzzCase.damage)) crashed the process "
+          + "(\(ending.map(String.init(describing:)) ?? "no status")); input saved to "
+          + "\(saved.path); reproduce with keepsake-stress fuzz-batch --seed \(seed) --from "
+          + "\(index) --count 1"
+      })
   }
 }

@@ -83,12 +83,14 @@ public struct JSONDiffCampaign: Sendable {
     let batches = IsolatedBatches<JSONDiffBatch.Result>(
       mode: "json-diff-batch", seed: configuration.seed, executable: executable)
     let seed = configuration.seed
-    crashes += batches.run(range, add: { total.add($0) }) { index, ending in
-      total.cases += 1
-      return "case \(index) crashed the process "
-        + "(\(ending.map(String.init(describing:)) ?? "no status")); reproduce with "
-        + "keepsake-stress json-diff-batch --seed \(seed) --from \(index) --count 1"
-    }
+    crashes += batches.run(
+      range, add: { total.add($0) },
+      crashed: { index, ending in
+        total.cases += 1
+        return "case \(index) crashed the process "
+          + "(\(ending.map(String.init(describing:)) ?? "no status")); reproduce with "
+          + "keepsake-stress json-diff-batch --seed \(seed) --from \(index) --count 1"
+      })
   }
 
   /// The child mode: runs one batch and prints its result as `result <JSON>`.
