@@ -56,13 +56,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
 
   /// The preferences store of a suite (`nil` for the default suite), made once and then reused.
   package func preferences(suiteName: String?) -> any PreferencesStore {
-    let name = suiteName ?? ""
-    return suites.withLock { suites in
-      if let store = suites[name] { return store }
-      let store = makePreferences(suiteName)
-      suites[name] = store
-      return store
-    }
+    suite(named: suiteName ?? "") { makePreferences(suiteName) }
   }
 
   /// The preferences a key given a `UserDefaults` instance (`store:`) uses here: the instance
@@ -71,12 +65,18 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   func preferences(of store: UserDefaultsReference) -> any PreferencesStore {
     guard self === StorageContext.live else { return preferences(suiteName: store.name) }
     // NB: "\u{1}" keeps these apart from suites named by `suiteName:`.
-    return suites.withLock { suites in
-      let name = "\u{1}" + store.name
-      if let existing = suites[name] { return existing }
-      let preferences = UserDefaultsPreferences(store.defaults)
-      suites[name] = preferences
-      return preferences
+    return suite(named: "\u{1}" + store.name) { UserDefaultsPreferences(store.defaults) }
+  }
+
+  /// The store kept under `name`, made by `make` the first time (once: under the lock).
+  private func suite(
+    named name: String, make: () -> any PreferencesStore
+  ) -> any PreferencesStore {
+    suites.withLock { suites in
+      if let store = suites[name] { return store }
+      let store = make()
+      suites[name] = store
+      return store
     }
   }
 

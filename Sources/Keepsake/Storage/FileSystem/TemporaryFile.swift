@@ -53,12 +53,20 @@ enum TemporaryFile {
     let path = url.path
     let folderPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
     let fileSystem = context.fileSystem
-    let found = context.abandonedTemporaryFiles.withLock { known -> [String] in
-      if let names = known[folderPath] { return names }
+    let found: [String]
+    if let known = context.abandonedTemporaryFiles.withLock({ $0[folderPath] }) {
+      found = known
+    } else {
+      // NB: listed outside the lock every key of the context takes here: a large or slow
+      // folder must not hold up keys in other folders. Two keys listing one folder at once
+      // keep the first listing.
       let listed = try? fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent())
       let names = (listed ?? []).filter(isAbandoned)
-      known[folderPath] = names
-      return names
+      found = context.abandonedTemporaryFiles.withLock { known in
+        if let earlier = known[folderPath] { return earlier }
+        known[folderPath] = names
+        return names
+      }
     }
     guard !found.isEmpty else { return }
     let removed = remove(found, belongingTo: url, in: fileSystem)
