@@ -98,12 +98,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// ``Shared`` does more than this on every save: it merges with another process's change or
   /// keeps both versions. Call this directly only to write a key outside any reference.
   public func save(_ value: Value, in context: StorageContext) throws {
-    let lock = try lock(in: context)
+    let lock = try lock(in: context, timeout: FileLock.defaultTimeout)
     defer { lock.release() }
     // NB: someone else may have replaced the file since it was read, maybe with data this
     // version cannot read (a newer app's format). Check before writing over it (rule "A file
     // Keepsake cannot read is never overwritten").
-    _ = try storedChange(in: context)
+    _ = try storedChange(in: context, rereading: false)
     try write(value, in: context)
   }
 
@@ -160,15 +160,17 @@ extension FileStorageKey: CoordinatedKey {
     return copy
   }
 
-  func lock(in context: StorageContext) throws -> FileLock {
-    try context.fileSystem.lockExclusively(url)
+  func lock(in context: StorageContext, timeout: Duration) throws -> FileLock {
+    try context.fileSystem.lockExclusively(url, timeout: timeout)
   }
 
-  func storedChange(in context: StorageContext) throws -> StoredChange<Value> {
+  func storedChange(
+    in context: StorageContext, rereading: Bool
+  ) throws -> StoredChange<Value> {
     let fileSystem = context.fileSystem
     let identity = try wrap { try fileSystem.identity(of: url) }
     let last = known.get()
-    if identity == last { return .unchanged }
+    if identity == last && !(rereading && identity != nil) { return .unchanged }
     guard identity != nil,
       let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
     else {

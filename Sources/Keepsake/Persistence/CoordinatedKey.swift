@@ -5,8 +5,8 @@ import Foundation
 /// or wrote (data-safety rule "Processes that share a file lose nothing"; see the Data safety
 /// article).
 ///
-/// The reference drives the protocol (see `SharedReference+Commit.swift`); the key knows its
-/// storage: how to lock it, read it, write it and keep a conflict copy.
+/// The reference's persistence machine drives the protocol (see `PersistenceMachine.swift`); the
+/// key knows its storage: how to lock it, read it, write it and keep a conflict copy.
 protocol CoordinatedKey<Value>: SharedKey {
   /// The file, for errors and conflict reports.
   var url: URL { get }
@@ -19,14 +19,15 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// How two changes of the value merge, when they can.
   var merge: SharedMerge<Value>? { get }
 
-  /// Takes the exclusive cross-process lock of the stored data, waiting for other holders.
-  func lock(in context: StorageContext) throws -> FileLock
+  /// Takes the exclusive cross-process lock of the stored data, waiting up to `timeout` for
+  /// other holders.
+  func lock(in context: StorageContext, timeout: Duration) throws -> FileLock
 
   /// How the stored data differs from what this key last read or wrote; reads nothing when it
-  /// is the same.
+  /// is the same, unless `rereading` (``Shared/load()``: read it whatever is known of it).
   ///
   /// - Throws: ``SharedLoadError`` when the stored data changed and cannot be read.
-  func storedChange(in context: StorageContext) throws -> StoredChange<Value>
+  func storedChange(in context: StorageContext, rereading: Bool) throws -> StoredChange<Value>
 
   /// Records that this process now holds `identity` (adopted from outside), so the same data is
   /// not taken for a change again.
@@ -57,4 +58,11 @@ enum StoredChange<Value: Sendable>: Sendable {
     case .replaced(let theirs, _, let identity): return (theirs, identity)
     }
   }
+}
+
+/// A key whose writes are queued and must be made durable by a separate step: preferences,
+/// whose store writes in the background (data-safety rule "An acknowledged save is on disk").
+protocol DurableKey: Sendable {
+  /// Writes what the key queued durably, and reports the error of a write that failed.
+  func synchronize(in context: StorageContext) throws
 }

@@ -44,6 +44,6 @@ enum ExitFlush {
   /// Writes every pending save of every watched context, waiting for each.
   static func flushAll() {
     let live = contexts.withLock { $0.compactMap(\.context) }
-    for context in live { context.flushSynchronously() }
+    for context in live { context.flushAtExit() }
   }
 }

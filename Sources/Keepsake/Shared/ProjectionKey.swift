@@ -1,8 +1,6 @@
-import Dispatch
-
-/// The queue of every projection's reference, which never uses it: a projection's work is done
+/// The lane of every projection's reference, which never uses it: a projection's work is done
 /// by its parent's reference.
-let projectionWriter = DispatchQueue(label: "keepsake.projection")
+let projectionLane: any PersistenceLane = DispatchLane(label: "keepsake.projection")
 
 /// The key of a projection's reference: its parent's key stores the value.
 struct ProjectionKey<Value: Sendable>: SharedKey {

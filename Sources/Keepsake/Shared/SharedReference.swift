@@ -1,16 +1,20 @@
-import Dispatch
 import Foundation
 import Observation
 import Synchronization
 
-/// The one reference behind every ``Shared`` of a key in a context: the value under a lock and
-/// its observation.
+/// The one reference behind every ``Shared`` of a key in a context: the value under a lock, its
+/// observation, and the state machine of its persistence.
 ///
-/// Its other capabilities live beside it: mutation (`SharedReference+Mutation.swift`), load and
-/// save status (`SharedReference+Status.swift`), and under `Persistence/` loading, the writer
-/// queue, saving with its coalescer, and the cross-process protocol of file keys
-/// (`SharedReference+Loading.swift`, `+Writer.swift`, `+Saving.swift`, `+Commit.swift`,
-/// `+Transaction.swift`).
+/// Its capabilities live beside it: mutation (`SharedReference+Mutation.swift`), and under
+/// `Reference/` its persistence: the machine that decides (`PersistenceMachine.swift`), the
+/// steps that perform its decisions (`SharedReference+Persistence.swift`) and the requests the
+/// app makes of it (`SharedReference+Requests.swift`).
+///
+/// Locks, in the only order they are ever nested: the value's lock (`storage`, which also
+/// guards `generation`, `savedGeneration` and `base`) is never held while the machine's lock is
+/// taken, nor the reverse; nothing calls out (to the key, the registrar or a waiter) with either
+/// held, except a merge, which runs under the value's lock. The inline-save lock of keys that
+/// save on the mutating thread is taken before the value's lock.
 @usableFromInline
 final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let key: any SharedKey<Value>
@@ -18,37 +22,41 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let coordinated: (any CoordinatedKey<Value>)?
   @usableFromInline let context: StorageContext
   @usableFromInline let storage: Mutex<Value>
-  let status = Mutex(SharedStatus())
   @usableFromInline let registrar = ObservationRegistrar()
   /// Made once: a key path into a generic class is otherwise instantiated on every use.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
   @usableFromInline nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
-  let saveTiming: SaveTiming
   /// Whether mutations are saved anywhere (everything but in-memory values).
   @usableFromInline let persists: Bool
   /// The default: the value when nothing is stored, and again when the stored data is deleted.
   let fallback: Value
+  /// Counts mutations; a save records the generation it wrote in `savedGeneration`.
+  // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
+  // key costs no atomic read-modify-write.
+  @usableFromInline nonisolated(unsafe) var generation: UInt64 = 0
+  /// The generation last written or read: the value has a pending change when it differs.
+  // NB: guarded by the `storage` lock, like `generation`.
+  nonisolated(unsafe) var savedGeneration: UInt64 = 0
   /// What this reference last read or wrote, the base of a three-way merge; kept only for keys
   /// that merge.
-  let base = Mutex<Value?>(nil)
-  /// Counts mutations; a save records the generation it wrote.
-  // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
-  // key costs no atomic read-modify-write; the lock also orders it with `saveScheduled`.
-  @usableFromInline nonisolated(unsafe) var generation: UInt64 = 0
-  /// Whether a coalesced save (or, for preferences, a durable write) is scheduled on the writer.
-  let saveScheduled = Atomic<Bool>(false)
-  /// Mirrors `status.loadError != nil`: the stored data is protected from saves.
-  let isProtected = Atomic<Bool>(false)
+  // NB: guarded by the `storage` lock, like `generation`.
+  nonisolated(unsafe) var base: Value?
+  /// Every decision of the persistence (see `PersistenceMachine`), under its own lock.
+  let machine: Mutex<PersistenceMachine>
+  /// Whether a save that will see the next mutation is already armed (or a transaction is open,
+  /// whose end writes): mutations then skip telling the machine.
+  @usableFromInline let saveIsArmed = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
-  let writer: DispatchQueue
+  let lane: any PersistenceLane
+  /// What the running job carries between its steps; touched only on `lane`.
+  let work = PersistenceWork<Value>()
+  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
+  let inlineSaves = Mutex<UInt64>(0)
+  /// The bodies of `update`s waiting for their jobs, by token.
+  let updates = Mutex<(next: UInt64, bodies: [UInt64: UpdateBody<Value>])>((0, [:]))
   private let subscription = Mutex<StorageSubscription?>(nil)
-  /// The cross-process lock a transaction holds; saves on the writer use it instead of taking
-  /// the lock again (they would wait for themselves).
-  let heldLock = Mutex<FileLock?>(nil)
-  /// Lets one transaction of this reference run at a time in this process.
-  let transactions = AsyncGate()
   /// Called after every change (``Shared/values``); see ``observeChanges(_:)``.
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
   /// Whether anything listens, so a change without listeners costs one relaxed load.
@@ -71,11 +79,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.key = ProjectionKey<Value>()
     self.coordinated = nil
     self.context = projection.root.context
-    self.saveTiming = .never
     self.persists = false
     self.fallback = current
     self.storage = Mutex(current)
-    self.writer = projectionWriter
+    self.machine = Mutex(PersistenceMachine.nothingToPersist)
+    self.lane = projectionLane
   }
 
   /// Creates the reference and reads the stored value synchronously, so the first read of a
@@ -87,9 +95,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.key = key
     self.coordinated = coordinated
     self.context = context
-    self.saveTiming = key.saveTiming
     if case .never = key.saveTiming { self.persists = false } else { self.persists = true }
-    self.writer = DispatchQueue(label: "keepsake.shared.\(key.id)")
+    self.lane = context.scheduler.makeLane(label: "keepsake.shared.\(key.id)")
     var initial: Value?
     var loadError: SharedLoadError?
     let loadsLater = (key as? any BackgroundLoadingKey)?.loadsInBackground ?? false
@@ -103,21 +110,19 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     let fallback = makeDefault()
     self.fallback = fallback
     self.storage = Mutex(initial ?? fallback)
-    if coordinated?.merge != nil { base.withLock { $0 = initial ?? fallback } }
-    status.withLock {
-      $0.loadError = loadError
-      $0.isLoading = loadsLater
-    }
-    isProtected.store(loadError != nil, ordering: .releasing)
-    writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+    if coordinated?.merge != nil { base = initial ?? fallback }
+    self.machine = Mutex(
+      PersistenceMachine(
+        kind: PersistenceMachine.kind(of: key, coordinated: coordinated),
+        interval: key.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
+        loadError: loadError, isLoading: loadsLater))
     let subscription = key.subscribe(in: context) { [weak self] in
-      guard let self else { return }
-      writer.async { self.reloadAfterOutsideChange() }
+      self?.outsideChange()
     }
     self.subscription.withLock { $0 = subscription }
-    if loadsLater && coordinated != nil {
-      writer.async { [self] in reloadAfterOutsideChange() }
-    }
+    // NB: a file read in the background is read as an outside change; a reader key's first load
+    // arrives through its subscription.
+    if loadsLater && coordinated != nil { outsideChange() }
     if persists { ExitFlush.watch(context) }
   }
 
@@ -188,13 +193,12 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Replaces the value with one read from storage; it is already saved.
   func replaceValue(_ value: Value) {
     registrar.willSet(self, keyPath: valueKeyPath)
-    let generation = storage.withLock { stored in
+    storage.withLock { stored in
       stored = value
-      return self.generation
+      savedGeneration = generation
+      if coordinated?.merge != nil { base = value }
     }
     registrar.didSet(self, keyPath: valueKeyPath)
-    status.withLock { $0.savedGeneration = generation }
-    if coordinated?.merge != nil { base.withLock { $0 = value } }
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 }
@@ -207,5 +211,7 @@ extension SharedReference: SharedChangeTrackable {
 /// What every reference can do, whatever its value type.
 protocol AnySharedReference: AnyObject, Sendable {
   func flush() async throws
-  func flushSynchronously()
+  /// Writes what is pending now, on the calling thread, unless a transaction is open: for the
+  /// exit and termination flushes.
+  func flushAtExit()
 }

@@ -64,11 +64,12 @@ extension StorageContext {
   /// How many keys this context keeps a slot for, live or not yet forgotten.
   package var referenceSlotCount: Int { references.withLock { $0.count } }
 
-  /// Writes every pending change of every key in this context, blocking until written: for the
-  /// `atexit` handler, which cannot wait asynchronously.
-  func flushSynchronously() {
+  /// Writes every pending change of every key in this context, blocking until written, except
+  /// inside open transactions (never half written): for the exit and termination flushes, which
+  /// cannot wait asynchronously.
+  func flushAtExit() {
     for case let reference as any AnySharedReference in allReferences() {
-      reference.flushSynchronously()
+      reference.flushAtExit()
     }
   }
 

@@ -17,6 +17,8 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   package let fileSystem: any FileSystem
   /// A name for diagnostics, such as `live` or the identity of a test.
   public let name: String
+  /// Where references run their persistence, and the clock their timers read.
+  package let scheduler: any PersistenceScheduler
   /// Whether this context is isolated storage, which never touches the live storage.
   ///
   /// Isolated storage never reads or writes the user's files and preferences, whether it is in
@@ -40,17 +42,20 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   ///   - fileSystem: The file system for `.fileStorage` keys.
   ///   - isIsolated: Whether the context is isolated storage, which never touches the live
   ///     storage (see ``isIsolated``).
+  ///   - scheduler: Where references run their persistence, and the clock its timers read.
   ///   - preferences: Makes the store of a preferences suite (`nil` is the default suite); called
   ///     once per suite.
   package init(
     name: String,
     fileSystem: any FileSystem,
     isIsolated: Bool,
+    scheduler: any PersistenceScheduler = StorageClock.live.scheduler,
     preferences: @escaping @Sendable (_ suiteName: String?) -> any PreferencesStore
   ) {
     self.name = name
     self.fileSystem = fileSystem
     self.isIsolated = isIsolated
+    self.scheduler = scheduler
     self.makePreferences = preferences
   }
 
@@ -99,16 +104,25 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Fresh isolated storage in memory: what each test gets.
   ///
   /// It has an empty in-memory file system, in-memory preferences and no references.
-  public static func inMemory(name: String = "in memory") -> StorageContext {
-    inMemory(name: name, fileSystem: InMemoryFileSystem())
+  ///
+  /// - Parameters:
+  ///   - name: A name for diagnostics.
+  ///   - clock: The clock coalesced saves run on; a test that checks when saves happen passes
+  ///     ``StorageClock/manual()`` and moves it by hand.
+  public static func inMemory(
+    name: String = "in memory", clock: StorageClock = .live
+  ) -> StorageContext {
+    inMemory(name: name, fileSystem: InMemoryFileSystem(), clock: clock)
   }
 
   /// Fresh isolated storage in memory on `fileSystem`: for tests that share one in-memory file
   /// system between contexts, or wrap it.
   package static func inMemory(
-    name: String = "in memory", fileSystem: any FileSystem
+    name: String = "in memory", fileSystem: any FileSystem, clock: StorageClock = .live
   ) -> StorageContext {
-    StorageContext(name: name, fileSystem: fileSystem, isIsolated: true) { _ in
+    StorageContext(
+      name: name, fileSystem: fileSystem, isIsolated: true, scheduler: clock.scheduler
+    ) { _ in
       InMemoryPreferences()
     }
   }

@@ -1,0 +1,711 @@
+import Foundation
+
+/// The persistence of one shared reference as one state machine: every decision about when to
+/// read, save, merge, keep a copy or report is made by ``handle(_:now:)``, and nowhere else.
+///
+/// A reference that persists (a file, preferences, a custom key that saves) owns one machine,
+/// under one lock. The machine does no I/O and holds no value: it maps a state and an event to
+/// the next state and the effects to perform, which `SharedReference+Persistence.swift` performs
+/// (reading the file, writing it, merging under the value's lock) and whose results come back
+/// as events. So a test, or the `simulation` campaign of `keepsake-stress`, can drive it through
+/// any interleaving of mutations, timers, outside writers and kills. The Data safety article's
+/// "The persistence of a reference" states, for each state, what the file and the app may see.
+///
+/// ## States
+/// - **loading**: the key's first read runs in the background; the value is the default.
+/// - **clean**: the value in memory is what this reference last read or wrote.
+/// - **pending**: a change waits for its coalesced save (the timer is armed).
+/// - **saving**: a job runs on the reference's writer lane: a save, a reload, a transaction's
+///   start or end.
+/// - **protected**: the stored data could not be read. Nothing is written over it; changes stay
+///   pending and ``SharedSaveError/protected(_:)`` says so (data-safety rule "A file Keepsake
+///   cannot read is never overwritten").
+/// - **in a transaction**: a transaction holds the file's lock. Nothing it changes is written
+///   before it ends.
+///
+/// ## Invariants
+/// 1. A pending change is never dropped. A reload that finds the stored data changed while a
+///    change is pending saves through the merge (base: what this reference last read or
+///    wrote), also when the data was unreadable before; a change made while it was unreadable
+///    stays pending and reported until it can be saved.
+/// 2. No intermediate value of a transaction is written: coalesced saves, reloads, flushes and
+///    the exit flush wait for its end, and a transaction that throws restores the value it
+///    began with. A killed process leaves the file as it was before the transaction.
+/// 3. Unreadable data is never written over: a save that finds it unreadable stops before
+///    writing, and the reference becomes protected.
+/// 4. One job at a time: what arrives while a job runs (a mutation, the timer, an outside
+///    change, a request) is recorded and served when the job ends, in order.
+struct PersistenceMachine: Sendable {
+  // MARK: - What the machine works with
+
+  /// How the key stores its value, which decides the steps of a save.
+  enum Kind: Sendable, Equatable {
+    /// A file shared with other processes: every save locks it, compares it with what this
+    /// reference last read or wrote, and merges or keeps both (rule "Processes that share a file
+    /// lose nothing").
+    case file(canMerge: Bool)
+    /// A custom key: a save hands the latest value to the key. `inline` keys save on the
+    /// mutating thread (``SaveTiming/immediate``).
+    case key(inline: Bool)
+    /// Preferences: saved on the mutating thread into a store that writes in the background, and
+    /// made durable on the writer lane.
+    case preferences
+  }
+
+  /// Whether the stored data can be read.
+  enum Stored: Sendable {
+    case readable
+    case unreadable(SharedLoadError)
+  }
+
+  /// Why a job runs.
+  enum Purpose: Sendable {
+    /// Write a pending change: the coalescing timer, ``Shared/flush()`` or the exit flush
+    /// (`force` false); ``Shared/save()`` (`force` true: write even if nothing changed).
+    case save(force: Bool)
+    /// Another process (or reference) changed the stored data.
+    case reload
+    /// ``Shared/load()``: read the stored data again, whatever this reference knows of it.
+    case load
+    /// A transaction takes the file's lock and refreshes the value.
+    case begin
+    /// A transaction ends: what it changed is written, then the lock is released.
+    case commit
+    /// A transaction's body threw: the value it began with is restored; nothing is written.
+    case rollback
+    /// A transaction with a synchronous body (`update`), run whole under the lock; the body is
+    /// the reference's, under this token.
+    case update(UInt64)
+    /// ``Shared/replaceUnreadableData()``: the unreadable data is set aside, then ours is saved.
+    case replace
+    /// Preferences: make the writes queued in the store durable.
+    case synchronize
+  }
+
+  /// One step of a job, performed on the writer lane; its result comes back as an event.
+  enum Step: Sendable, Equatable {
+    /// Whether a change is pending. → ``Event/checked(pending:)``
+    case checkPending
+    /// Take the file's cross-process lock. → `locked`, `lockBusy`, `lockFailed`
+    case lock
+    /// Compare the stored data with what this reference last read or wrote, reading it if it
+    /// changed (`again`: as if nothing were known of it). → `found`, `unreadable`
+    case read(again: Bool)
+    /// Under the value's lock, apply ``decide(_:pending:canMerge:adoptOnly:)``'s decision, then
+    /// the body of an `update` (its token). → `reconciled`
+    case reconcile(adoptOnly: Bool, force: Bool, body: UInt64?)
+    /// Keep the other side of a conflict as a copy beside the file. → `copied`, `writeFailed`
+    case keepCopy
+    /// Write the reconciled value durably. → `written`, `writeFailed`
+    case write
+    /// Release the file's lock. → `unlocked`
+    case unlock
+    /// Put back the value a transaction began with. → `restored`
+    case restore
+    /// Set unreadable data aside in a quarantine copy. → `quarantined`, `quarantineFailed`
+    case quarantine
+    /// Hand the latest value to a custom key or to preferences. → `written`, `writeFailed`
+    case saveToKey
+    /// Make queued preference writes durable. → `written`, `writeFailed`
+    case synchronize
+    /// Ask a custom key for its stored value (`again`: ``SharedKey/load(in:)``, else
+    /// ``SharedKey/reload(in:)``). → `found`, `unreadable`
+    case readKey(again: Bool)
+  }
+
+  /// Something that happened: from the app, from the world, or the result of a step.
+  enum Event: Sendable {
+    /// The value changed, and no save that will see it is armed.
+    case mutated
+    /// A timer armed by ``Effect/arm(_:after:)`` fired.
+    case timerFired(Timer)
+    /// The stored data may have been changed by someone else.
+    case outsideChange
+    /// The app asks for a job; `waiter` is told how it ended. `insideTransaction` when asked
+    /// from inside a transaction of this reference.
+    case request(Purpose, Waiter, insideTransaction: Bool)
+    /// The process is exiting (normally, or on a termination signal): write what is pending now.
+    case exiting
+    /// A save made on the mutating thread ended (inline keys and preferences), with its error.
+    case savedInline(SharedSaveError?)
+    /// The result of a step, see ``Step``.
+    case checked(pending: Bool)
+    case locked
+    /// The lock is held by someone else; ask again later (a scheduler that does not wait).
+    /// `givingUp` is the error once the wait reached the lock timeout.
+    case lockBusy(givingUp: SharedSaveError)
+    case lockFailed(SharedSaveError)
+    /// The stored data is readable; `changed` when it is not what this reference knew.
+    case found(changed: Bool)
+    case unreadable(SharedLoadError)
+    /// What the reconciliation did: whether a conflict copy and a write are due, how a conflict
+    /// was resolved, and, for a reload, whether a pending change now needs a save through the
+    /// merge.
+    case reconciled(Reconciled)
+    case copied(URL)
+    case written
+    case writeFailed(SharedSaveError)
+    case unlocked
+    case restored
+    case quarantined
+    case quarantineFailed(any Error)
+  }
+
+  /// What a reconciliation did (see ``Step/reconcile(adoptOnly:force:)``).
+  struct Reconciled: Sendable {
+    var copy = false
+    var write = false
+    var conflict: SharedConflict.Resolution?
+    /// A reload found a change of ours pending: it is saved next, through the merge.
+    var needsSave = false
+  }
+
+  /// What the machine asks for.
+  enum Effect: Sendable {
+    /// Perform `step` of the running job on the writer lane.
+    case run(Step)
+    /// Fire ``Event/timerFired(_:)`` after `delay`.
+    case arm(Timer, after: Duration)
+    /// Whether mutations may skip telling the machine: a save that will snapshot the value is
+    /// armed (or a transaction is open, whose end writes everything).
+    case saveIsArmed(Bool)
+    /// Save on the mutating thread, now (inline keys and preferences).
+    case saveInline
+    /// Tell observers that these parts of the status changed.
+    case publish(StatusChange)
+    /// Keep the value as it is now, to restore if the transaction that opens now throws.
+    case keepSnapshot
+    /// Tell waiting callers how their job ended.
+    case complete([Waiter], Outcome)
+  }
+
+  /// The timers a reference can have armed.
+  enum Timer: Sendable, Equatable {
+    /// The coalescing interval after a change.
+    case save
+    /// A retry of a lock that was busy.
+    case lockRetry
+  }
+
+  /// Parts of the status that changed, for observers.
+  struct StatusChange: OptionSet, Sendable {
+    let rawValue: UInt8
+    static let loadError = StatusChange(rawValue: 1)
+    static let saveError = StatusChange(rawValue: 2)
+    static let lastConflict = StatusChange(rawValue: 4)
+    static let isLoading = StatusChange(rawValue: 8)
+  }
+
+  /// How a job ended.
+  typealias Outcome = Result<Void, any Error>
+
+  /// A caller waiting for a job.
+  struct Waiter: Sendable {
+    let resume: @Sendable (Outcome) -> Void
+  }
+
+  /// The job running now.
+  struct Job: Sendable {
+    var purpose: Purpose
+    var step: Step
+    var waiters: [Waiter]
+    /// Whether this job took the file's lock (a commit or rollback uses the transaction's).
+    var holdsLock = false
+    /// The first thing that went wrong; the job still releases its lock before it ends.
+    var failure: (any Error)?
+    var conflict: SharedConflict.Resolution?
+    /// When the job started waiting for a busy lock.
+    var lockWaitStarted: Duration?
+  }
+
+  // MARK: - State
+
+  let kind: Kind
+  /// The coalescing interval, for keys that save in the background.
+  let interval: Duration?
+  /// How long a save waits for a busy lock before it fails.
+  let lockTimeout: Duration
+  /// How long to wait before asking for a busy lock again.
+  static let lockRetryDelay: Duration = .milliseconds(5)
+
+  private(set) var stored: Stored = .readable
+  private(set) var isLoading = false
+  private(set) var saveError: SharedSaveError?
+  private(set) var lastConflict: SharedConflict.Resolution?
+  private(set) var job: Job?
+  /// Whether a transaction holds the file's lock between its start and its end.
+  private(set) var inTransaction = false
+  private(set) var saveTimerArmed = false
+  /// Requests waiting for the running job (or the open transaction) to end, in order.
+  private(set) var queue: [(Purpose, Waiter)] = []
+  private(set) var wantsReload = false
+  private(set) var wantsSave = false
+
+  init(
+    kind: Kind, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
+    isLoading: Bool
+  ) {
+    self.kind = kind
+    self.interval = interval
+    self.lockTimeout = lockTimeout
+    if let loadError { stored = .unreadable(loadError) }
+    self.isLoading = isLoading
+  }
+
+  /// The load error that protects the stored data, if any.
+  var loadError: SharedLoadError? {
+    if case .unreadable(let error) = stored { return error }
+    return nil
+  }
+
+  /// The named state the machine is in (see the type's documentation).
+  enum Phase: Sendable, Equatable {
+    case loading, clean, pending, saving, protected, inTransaction
+  }
+
+  var phase: Phase {
+    if inTransaction { return .inTransaction }
+    if job != nil { return .saving }
+    if isLoading { return .loading }
+    if loadError != nil { return .protected }
+    if saveTimerArmed { return .pending }
+    return .clean
+  }
+
+  // MARK: - The transition function
+
+  /// Takes `event` in, at time `now` on the scheduler's clock, and returns what to do.
+  mutating func handle(_ event: Event, now: Duration) -> [Effect] {
+    switch event {
+    case .mutated:
+      return mutated()
+    case .timerFired(.save):
+      saveTimerArmed = false
+      if job != nil || inTransaction {
+        // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
+        wantsSave = true
+        return []
+      }
+      return start(.save(force: false), waiters: [])
+    case .timerFired(.lockRetry):
+      guard let job, job.step == .lock else { return [] }
+      return [.run(.lock)]
+    case .outsideChange:
+      if job != nil || inTransaction {
+        wantsReload = true
+        return []
+      }
+      return start(.reload, waiters: [])
+    case .request(let purpose, let waiter, let insideTransaction):
+      return request(purpose, waiter, insideTransaction: insideTransaction)
+    case .exiting:
+      // NB: invariant 2: a transaction still open at exit is abandoned, not half written.
+      if inTransaction || job != nil { return [] }
+      return start(.save(force: false), waiters: [])
+    case .savedInline(let error):
+      return savedInline(error)
+    default:
+      return advance(with: event, now: now)
+    }
+  }
+
+  private mutating func mutated() -> [Effect] {
+    if let loadError {
+      // Invariant 1: the change stays pending, and the app hears why it is not saved.
+      return setSaveError(.protected(loadError))
+    }
+    switch kind {
+    case .key(inline: true), .preferences:
+      return [.saveInline]
+    case .file, .key(inline: false):
+      guard !inTransaction else { return [] }
+      guard !saveTimerArmed, let interval else { return [] }
+      saveTimerArmed = true
+      return [.saveIsArmed(true), .arm(.save, after: interval)]
+    }
+  }
+
+  /// A change was saved on the mutating thread (inline keys and preferences).
+  private mutating func savedInline(_ error: SharedSaveError?) -> [Effect] {
+    if let error { return setSaveError(error) }
+    guard kind == .preferences else { return setSaveError(nil) }
+    // NB: a preferences write is acknowledged only once it is durable (rule "An acknowledged
+    // save is on disk"): its error is cleared by the synchronization.
+    if job == nil { return start(.synchronize, waiters: []) }
+    wantsSave = true
+    return []
+  }
+
+  private mutating func request(
+    _ purpose: Purpose, _ waiter: Waiter, insideTransaction: Bool
+  ) -> [Effect] {
+    switch purpose {
+    case .save, .load, .synchronize:
+      if insideTransaction {
+        // NB: invariant 2: inside a transaction a save or a load is part of it; its end writes.
+        return [.complete([waiter], .success(()))]
+      }
+    case .commit, .rollback:
+      guard inTransaction, job == nil else {
+        queue.append((purpose, waiter))
+        return []
+      }
+      return start(purpose, waiters: [waiter])
+    default:
+      break
+    }
+    if job != nil || inTransaction {
+      queue.append((purpose, waiter))
+      return []
+    }
+    return start(purpose, waiters: [waiter])
+  }
+
+  /// Starts a job at its first step.
+  private mutating func start(_ purpose: Purpose, waiters: [Waiter]) -> [Effect] {
+    var effects: [Effect] = []
+    var holdsLock = false
+    let first: Step
+    switch (kind, purpose) {
+    case (.file, .save(force: false)), (.key, .save(force: false)):
+      first = .checkPending
+      effects.append(.saveIsArmed(false))
+    case (.file, .save(force: true)), (.file, .begin), (.file, .update):
+      if let loadError { return protectedFailure(loadError, waiters: waiters) }
+      first = .lock
+      effects.append(.saveIsArmed(false))
+    case (.file, .reload):
+      first = .read(again: false)
+    case (.file, .load):
+      first = .read(again: true)
+    case (.file, .commit):
+      // The transaction's lock is this job's to release.
+      holdsLock = true
+      first = .read(again: false)
+    case (.file, .rollback):
+      holdsLock = true
+      first = .restore
+    case (_, .replace):
+      first = .quarantine
+    case (.key, .save(force: true)):
+      if let loadError { return protectedFailure(loadError, waiters: waiters) }
+      first = .saveToKey
+    case (.key, .reload), (.preferences, .reload):
+      first = .readKey(again: false)
+    case (.key, .load), (.preferences, .load):
+      first = .readKey(again: true)
+    case (.preferences, .save(let force)):
+      if force, let loadError { return protectedFailure(loadError, waiters: waiters) }
+      first = force ? .saveToKey : .checkPending
+    case (.preferences, .synchronize):
+      first = .synchronize
+    case (_, .begin), (_, .commit), (_, .rollback), (_, .update), (_, .synchronize):
+      // NB: only file keys have transactions; the reference runs other keys' bodies directly.
+      return [.complete(waiters, .success(()))]
+    }
+    job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
+    effects.append(.run(first))
+    return effects
+  }
+
+  private mutating func protectedFailure(
+    _ loadError: SharedLoadError, waiters: [Waiter]
+  ) -> [Effect] {
+    let error = SharedSaveError.protected(loadError)
+    return setSaveError(error) + [.complete(waiters, .failure(error))] + serveNext()
+  }
+
+  /// Where a job goes after a step's result.
+  private enum Move {
+    /// The result does not belong to the running step (a retry timer that fired after the
+    /// lock was taken, say): nothing changes.
+    case ignore
+    /// The job waits (for a busy lock's retry).
+    case wait
+    /// The job performs `step` next.
+    case step(Step)
+    /// The job is done: it releases a lock it took, then finishes.
+    case end
+  }
+
+  /// Moves the running job on after its step's result.
+  private mutating func advance(with event: Event, now: Duration) -> [Effect] {
+    guard var job else { return [] }
+    var effects: [Effect] = []
+    switch transition(&job, on: event, now: now, effects: &effects) {
+    case .ignore:
+      return []
+    case .wait:
+      self.job = job
+      return effects
+    case .step(let step):
+      job.step = step
+      self.job = job
+      return effects + [.run(step)]
+    case .end:
+      if job.holdsLock && !keepsLock(job) {
+        job.step = .unlock
+        self.job = job
+        return effects + [.run(.unlock)]
+      }
+      return effects + finish(job)
+    }
+  }
+
+  /// The table of a job's steps: the step's result decides the next step.
+  private mutating func transition(
+    _ job: inout Job, on event: Event, now: Duration, effects: inout [Effect]
+  ) -> Move {
+    switch (job.step, event) {
+    case (.checkPending, .checked(let pending)):
+      let force: Bool
+      if case .save(let forced) = job.purpose { force = forced } else { force = false }
+      guard pending || force else {
+        return kind == .preferences ? .step(.synchronize) : .end
+      }
+      if let loadError {
+        let error = SharedSaveError.protected(loadError)
+        effects += setSaveError(error)
+        job.failure = error
+        return .end
+      }
+      if case .file = kind { return .step(.lock) }
+      return .step(.saveToKey)
+
+    case (.lock, .locked):
+      job.holdsLock = true
+      job.lockWaitStarted = nil
+      return .step(.read(again: false))
+    case (.lock, .lockBusy(let givingUp)):
+      let started = job.lockWaitStarted ?? now
+      job.lockWaitStarted = started
+      if now - started >= lockTimeout {
+        effects += setSaveError(givingUp)
+        job.failure = givingUp
+        return .end
+      }
+      effects.append(.arm(.lockRetry, after: Self.lockRetryDelay))
+      return .wait
+    case (.lock, .lockFailed(let error)):
+      effects += setSaveError(error)
+      job.failure = error
+      return .end
+
+    case (.read, .found(let changed)), (.readKey, .found(let changed)):
+      effects += loaded()
+      if loadError != nil, changed || isLoad(job.purpose) {
+        // The stored data is readable again (a newer app migrated it, someone restored it).
+        stored = .readable
+        effects.append(.publish(.loadError))
+        if case .protected = saveError { effects += setSaveError(nil) }
+      }
+      switch job.purpose {
+      case .reload, .load:
+        return .step(.reconcile(adoptOnly: true, force: false, body: nil))
+      case .save(let force):
+        return .step(.reconcile(adoptOnly: false, force: force, body: nil))
+      case .replace:
+        return .step(.reconcile(adoptOnly: false, force: true, body: nil))
+      case .update(let token):
+        return .step(.reconcile(adoptOnly: false, force: false, body: token))
+      default:
+        return .step(.reconcile(adoptOnly: false, force: false, body: nil))
+      }
+    case (.read, .unreadable(let error)), (.readKey, .unreadable(let error)):
+      // Invariant 3: stop before writing; the data is protected from now on. A transaction's
+      // change stays in memory, pending and reported.
+      effects += loaded()
+      stored = .unreadable(error)
+      effects.append(.publish(.loadError))
+      switch job.purpose {
+      case .reload:
+        break
+      case .load:
+        job.failure = error
+      default:
+        let saveError = SharedSaveError.protected(error)
+        effects += setSaveError(saveError)
+        job.failure = saveError
+      }
+      return .end
+
+    case (.reconcile, .reconciled(let result)):
+      if let conflict = result.conflict { job.conflict = conflict }
+      if result.needsSave {
+        // Invariant 1: a reload met a pending change; it goes on as a save, under the lock,
+        // through the merge, so whoever waits for the load sees the change kept.
+        job.purpose = .save(force: false)
+        if case .file = kind { return .step(.lock) }
+        return .step(.saveToKey)
+      }
+      if result.copy { return .step(.keepCopy) }
+      if result.write { return .step(.write) }
+      return .end
+
+    case (.keepCopy, .copied(let url)):
+      job.conflict = .keptBoth(copy: url)
+      return .step(.write)
+    case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
+      (.saveToKey, .writeFailed(let error)), (.synchronize, .writeFailed(let error)):
+      effects += setSaveError(error)
+      job.failure = error
+      return .end
+
+    case (.write, .written):
+      effects += setSaveError(nil)
+      if let conflict = job.conflict {
+        lastConflict = conflict
+        effects.append(.publish(.lastConflict))
+      }
+      return .end
+    case (.saveToKey, .written):
+      if kind == .preferences { return .step(.synchronize) }
+      effects += setSaveError(nil)
+      return .end
+    case (.synchronize, .written):
+      effects += setSaveError(nil)
+      return .end
+
+    case (.unlock, .unlocked):
+      job.holdsLock = false
+      return .end
+
+    case (.restore, .restored):
+      return .end
+
+    case (.quarantine, .quarantined):
+      stored = .readable
+      effects.append(.publish(.loadError))
+      if case .file = kind { return .step(.lock) }
+      return .step(.saveToKey)
+    case (.quarantine, .quarantineFailed(let error)):
+      job.failure = error
+      return .end
+
+    default:
+      return .ignore
+    }
+  }
+
+  /// Ends the loading state: the first read has come (or failed).
+  private mutating func loaded() -> [Effect] {
+    guard isLoading else { return [] }
+    isLoading = false
+    return [.publish(.isLoading)]
+  }
+
+  private func isLoad(_ purpose: Purpose) -> Bool {
+    if case .load = purpose { return true }
+    return false
+  }
+
+  /// Whether the job ends with the file's lock still held: a transaction's start.
+  private func keepsLock(_ job: Job) -> Bool {
+    if case .begin = job.purpose { return job.failure == nil }
+    return false
+  }
+
+  /// Ends `job`: tells its waiters, opens or closes a transaction, and serves what waited.
+  private mutating func finish(_ job: Job) -> [Effect] {
+    var effects: [Effect] = []
+    let outcome: Outcome = job.failure.map { .failure($0) } ?? .success(())
+    switch job.purpose {
+    case .begin:
+      if job.failure == nil {
+        inTransaction = true
+        effects += [.keepSnapshot, .saveIsArmed(true)]
+      }
+    case .commit, .rollback:
+      inTransaction = false
+      effects.append(.saveIsArmed(false))
+    default:
+      break
+    }
+    effects.append(.complete(job.waiters, outcome))
+    self.job = nil
+    return effects + serveNext()
+  }
+
+  /// Starts what waited for the job that just ended.
+  private mutating func serveNext() -> [Effect] {
+    guard job == nil else { return [] }
+    if inTransaction {
+      guard let index = queue.firstIndex(where: { isTransactionEnd($0.0) }) else { return [] }
+      let (purpose, waiter) = queue.remove(at: index)
+      return start(purpose, waiters: [waiter])
+    }
+    if !queue.isEmpty {
+      let (purpose, waiter) = queue.removeFirst()
+      return start(purpose, waiters: [waiter])
+    }
+    if wantsReload {
+      wantsReload = false
+      return start(.reload, waiters: [])
+    }
+    if wantsSave {
+      wantsSave = false
+      return start(kind == .preferences ? .synchronize : .save(force: false), waiters: [])
+    }
+    return []
+  }
+
+  private func isTransactionEnd(_ purpose: Purpose) -> Bool {
+    switch purpose {
+    case .commit, .rollback: true
+    default: false
+    }
+  }
+
+  private mutating func setSaveError(_ error: SharedSaveError?) -> [Effect] {
+    if saveError == nil && error == nil { return [] }
+    saveError = error
+    return [.publish(.saveError)]
+  }
+}
+
+// MARK: - Reconciling the value with the stored data
+
+extension PersistenceMachine {
+  /// How the stored data differs from what the reference last read or wrote.
+  enum ChangeKind: Sendable, Equatable {
+    case unchanged
+    case deleted
+    case replaced
+  }
+
+  /// What a reconciliation does with the value in memory and the stored data.
+  enum Decision: Sendable, Equatable {
+    /// The stored data is what the reference knew: keep the value (and write it if pending).
+    case nothing
+    /// Take the stored value (the default, for deleted data): nothing of ours is pending.
+    case adopt
+    /// A reload met a pending change: save next, under the lock, through the merge.
+    case saveNext
+    /// The stored data was deleted while a change of ours was pending: write ours again, and
+    /// report it (delete it again to drop it).
+    case rewrite
+    /// Merge ours and theirs three ways, base: what the reference last read or wrote.
+    case merge
+    /// Ours is written; theirs is first kept as a conflict copy, and the app is told.
+    case keepBoth
+  }
+
+  /// The decision table of a reconciliation (invariant 1: no row drops a pending change).
+  ///
+  /// - Parameters:
+  ///   - change: How the stored data differs from what the reference last read or wrote.
+  ///   - pending: Whether a change of ours waits to be saved.
+  ///   - canMerge: Whether the value merges three ways.
+  ///   - adoptOnly: A reload, without the file's lock: it may adopt, never write.
+  static func decide(
+    _ change: ChangeKind, pending: Bool, canMerge: Bool, adoptOnly: Bool
+  ) -> Decision {
+    switch (change, pending) {
+    case (.unchanged, _): return .nothing
+    case (_, false): return .adopt
+    case (_, true) where adoptOnly: return .saveNext
+    case (.deleted, true): return .rewrite
+    case (.replaced, true): return canMerge ? .merge : .keepBoth
+    }
+  }
+}

@@ -1,0 +1,411 @@
+import Foundation
+import Synchronization
+
+// The persistence of a reference, performed: events go into the machine (`PersistenceMachine`),
+// which decides; this file performs each effect and each step, and sends the result back.
+//
+// A coalesced save of a file key, from `withLock` to the disk:
+//   `withLock` → `didMutate()` → `send(.mutated)` → the machine arms the timer →
+//   `send(.timerFired(.save))` on the lane → steps `checkPending`, `lock` (`key.lock`),
+//   `read` (`key.storedChange`), `reconcile` (merge or keep both, under the value's lock),
+//   `write` (`key.write` → `FileSystem.writeAtomically`), `unlock`.
+// An outside change: the watch calls `outsideChange()` → `send(.outsideChange)` → steps `read`,
+//   `reconcile` (adopt theirs; or, with a change pending, a save through the merge follows).
+
+extension SharedReference {
+  typealias Machine = PersistenceMachine
+
+  /// Feeds `event` to the machine and performs what it decides, running the steps it asks for
+  /// on the lane (in this turn when already there and the lane runs jobs in one turn).
+  func send(_ event: Machine.Event) {
+    var step = perform(decide(event))
+    while let next = step {
+      guard lane.isCurrent, lane.runsJobsInOneTurn else {
+        lane.async { [self] in send(execute(next)) }
+        return
+      }
+      step = perform(decide(execute(next)))
+    }
+  }
+
+  private func decide(_ event: Machine.Event) -> [Machine.Effect] {
+    let now = context.scheduler.now()
+    return machine.withLock { $0.handle(event, now: now) }
+  }
+
+  /// Performs every effect but a step, which it returns (the machine asks for at most one, last).
+  private func perform(_ effects: [Machine.Effect]) -> Machine.Step? {
+    var step: Machine.Step?
+    for effect in effects {
+      switch effect {
+      case .run(let next):
+        step = next
+      case .arm(let timer, let delay):
+        // NB: the timer holds the reference: a pending save keeps it alive until it is written.
+        lane.after(delay) { [self] in send(.timerFired(timer)) }
+      case .saveIsArmed(let armed):
+        saveIsArmed.store(armed, ordering: .releasing)
+      case .saveInline:
+        saveInline()
+      case .publish(let change):
+        publish(change)
+      case .keepSnapshot:
+        work.snapshot = storage.withLock { $0 }
+      case .complete(let waiters, let outcome):
+        for waiter in waiters { waiter.resume(outcome) }
+      }
+    }
+    return step
+  }
+
+  /// Tells the machine that the value changed, unless a save that will see it is armed.
+  @usableFromInline
+  func didMutate() {
+    if !saveIsArmed.load(ordering: .acquiring) { send(.mutated) }
+  }
+
+  /// Tells the machine that the stored data may have changed outside this reference.
+  func outsideChange() { send(.outsideChange) }
+
+  /// Whether the value changed since it was last saved (or read).
+  func hasPendingChange() -> Bool {
+    storage.withLock { _ in generation != savedGeneration }
+  }
+
+  // MARK: - Steps
+
+  /// Performs `step` of the running job and returns its result.
+  private func execute(_ step: Machine.Step) -> Machine.Event {
+    switch step {
+    case .checkPending:
+      return .checked(pending: hasPendingChange())
+    case .lock:
+      return takeLock()
+    case .read(let again):
+      return readStored(again: again)
+    case .reconcile(let adoptOnly, let force, let body):
+      return .reconciled(reconcile(adoptOnly: adoptOnly, force: force, body: body))
+    case .keepCopy:
+      return keepConflictCopy()
+    case .write:
+      return writePlan()
+    case .unlock:
+      work.lock?.release()
+      work.lock = nil
+      return .unlocked
+    case .restore:
+      restoreSnapshot()
+      return .restored
+    case .quarantine:
+      do {
+        work.quarantined = try key.quarantineUnreadable(in: context)
+        return .quarantined
+      } catch {
+        return .quarantineFailed(error)
+      }
+    case .saveToKey:
+      return saveToKey()
+    case .synchronize:
+      do {
+        try (key as? any DurableKey)?.synchronize(in: context)
+        return .written
+      } catch {
+        return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
+      }
+    case .readKey(let again):
+      return readKey(again: again)
+    }
+  }
+
+  private func takeLock() -> Machine.Event {
+    guard let coordinated else { return .locked }
+    let askOnly = context.scheduler.asksLocksWithoutWaiting
+    do {
+      work.lock = try coordinated.lock(
+        in: context, timeout: askOnly ? .zero : FileLock.defaultTimeout)
+      return .locked
+    } catch let error as FileSystemError where askOnly && error.reason.isLockTimeout {
+      let seconds = Int(FileLock.defaultTimeout.components.seconds)
+      let givingUp = FileSystemError(
+        .lock, path: error.path, reason: .lockTimedOut(seconds: seconds))
+      return .lockBusy(givingUp: .writeFailed(keyID: key.id, underlying: givingUp))
+    } catch {
+      return .lockFailed(.writeFailed(keyID: key.id, underlying: error))
+    }
+  }
+
+  private func readStored(again: Bool) -> Machine.Event {
+    guard let coordinated else { return .found(changed: false) }
+    do {
+      let change = try coordinated.storedChange(in: context, rereading: again)
+      work.change = change
+      if case .unchanged = change { return .found(changed: false) }
+      return .found(changed: true)
+    } catch {
+      work.change = nil
+      return .unreadable(SharedReference.loadError(error, key: key))
+    }
+  }
+
+  /// Applies the machine's decision (``PersistenceMachine/decide(_:pending:canMerge:adoptOnly:)``)
+  /// and a transaction's body under the value's lock, and plans the write.
+  private func reconcile(adoptOnly: Bool, force: Bool, body token: UInt64?) -> Machine.Reconciled {
+    let change = work.change ?? .unchanged
+    work.change = nil
+    let body = token.flatMap { token in updates.withLock { $0.bodies[token] } }
+    let merge = coordinated?.merge
+    var result = Machine.Reconciled()
+    var adopted: FileIdentity??
+    var changed = false
+    storage.withLock { current in
+      let pending = generation != savedGeneration
+      let decision = Machine.decide(
+        change.kind, pending: pending, canMerge: merge != nil, adoptOnly: adoptOnly)
+      switch decision {
+      case .nothing:
+        break
+      case .adopt:
+        if let (value, identity) = change.adopted(fallback: fallback) {
+          current = value
+          savedGeneration = generation
+          if merge != nil { base = value }
+          adopted = .some(identity)
+          changed = true
+        }
+      case .saveNext:
+        result.needsSave = true
+      case .rewrite:
+        result.conflict = .deletedElsewhere
+      case .merge:
+        if let merge, case .replaced(let theirs, _, let identity) = change {
+          let merged = merge.merge(base: base ?? fallback, ours: current, theirs: theirs)
+          current = merged.value
+          base = theirs
+          adopted = .some(identity)
+          changed = true
+          result.conflict = .merged(overlapping: merged.conflicts)
+        }
+      case .keepBoth:
+        if case .replaced(_, let data, _) = change {
+          work.copy = data
+          result.copy = true
+        }
+      }
+      if let body, body.run(&current) {
+        generation &+= 1
+        changed = true
+      }
+      // NB: a reload never writes (it holds no lock): a change pending meets theirs in the save
+      // that follows (`needsSave`), or in its own coalesced save.
+      guard !adoptOnly else { return }
+      let due = generation != savedGeneration
+      if due || (force && decision != .adopt) {
+        result.write = true
+        work.plan = (current, generation)
+      }
+    }
+    if let adopted { coordinated?.remember(adopted) }
+    if changed { notifyObserversAfterTheFact() }
+    return result
+  }
+
+  private func keepConflictCopy() -> Machine.Event {
+    guard let coordinated, let data = work.copy else { return .copied(URL(fileURLWithPath: "/")) }
+    work.copy = nil
+    do {
+      // Theirs is kept durably before ours replaces it: a crash in between loses neither.
+      return .copied(try coordinated.keepConflictCopy(data, in: context))
+    } catch {
+      work.plan = nil
+      return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
+    }
+  }
+
+  private func writePlan() -> Machine.Event {
+    guard let coordinated, let plan = work.plan else { return .written }
+    work.plan = nil
+    do {
+      try coordinated.write(plan.value, in: context)
+    } catch {
+      return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
+    }
+    storage.withLock { _ in
+      savedGeneration = max(savedGeneration, plan.generation)
+      if coordinated.merge != nil { base = plan.value }
+    }
+    return .written
+  }
+
+  /// Puts back the value a transaction began with; what it changed is not saved (invariant 2).
+  private func restoreSnapshot() {
+    guard let snapshot = work.snapshot else { return }
+    work.snapshot = nil
+    storage.withLock { current in
+      current = snapshot
+      generation &+= 1
+      savedGeneration = generation
+    }
+    notifyObserversAfterTheFact()
+  }
+
+  private func readKey(again: Bool) -> Machine.Event {
+    do {
+      let result: SharedLoadResult<Value>
+      if again {
+        result = try key.load(in: context).map(SharedLoadResult.value) ?? .missing
+      } else {
+        result = try key.reload(in: context)
+      }
+      switch result {
+      case .unchanged:
+        work.change = .unchanged
+        return .found(changed: false)
+      case .missing:
+        // Removed from outside (a preference deleted): back to the default.
+        work.change = .deleted
+      case .value(let value):
+        work.change = .replaced(value, data: Data(), identity: nil)
+      }
+      return .found(changed: true)
+    } catch {
+      work.change = nil
+      return .unreadable(SharedReference.loadError(error, key: key))
+    }
+  }
+
+  /// Hands the latest value to the key, under the inline-save lock: saves made on the mutating
+  /// thread and on the lane reach the key in the order of the values they snapshot, so the
+  /// latest value is the one stored.
+  private func saveInOrder(force: Bool) -> SharedSaveError? {
+    inlineSaves.withLock { lastSaved in
+      let (snapshot, generation) = storage.withLock { ($0, self.generation) }
+      guard force || generation != lastSaved else { return nil }
+      do {
+        try key.save(snapshot, in: context)
+      } catch let error as SharedLoadError {
+        // The key found, at save time, stored data it cannot read: protect it from now on.
+        return .protected(error)
+      } catch {
+        return .writeFailed(keyID: key.id, underlying: error)
+      }
+      lastSaved = generation
+      storage.withLock { _ in savedGeneration = max(savedGeneration, generation) }
+      return nil
+    }
+  }
+
+  private func saveToKey() -> Machine.Event {
+    switch saveInOrder(force: true) {
+    case nil: return .written
+    case .protected(let loadError): return .unreadable(loadError)
+    case let error?: return .writeFailed(error)
+    }
+  }
+
+  /// Saves on the mutating thread (keys with ``SaveTiming/immediate``, preferences).
+  private func saveInline() {
+    send(.savedInline(saveInOrder(force: false)))
+  }
+
+  // MARK: - Status, for observers
+
+  private func publish(_ change: Machine.StatusChange) {
+    if change.contains(.loadError) { registrar.withMutation(of: self, keyPath: \.loadError) {} }
+    if change.contains(.saveError) { registrar.withMutation(of: self, keyPath: \.saveError) {} }
+    if change.contains(.lastConflict) {
+      registrar.withMutation(of: self, keyPath: \.lastConflict) {}
+    }
+    if change.contains(.isLoading) { registrar.withMutation(of: self, keyPath: \.isLoading) {} }
+  }
+
+  var loadError: SharedLoadError? {
+    registrar.access(self, keyPath: \.loadError)
+    return machine.withLock { $0.loadError }
+  }
+
+  var saveError: SharedSaveError? {
+    registrar.access(self, keyPath: \.saveError)
+    return machine.withLock { $0.saveError }
+  }
+
+  var lastConflict: SharedConflict? {
+    registrar.access(self, keyPath: \.lastConflict)
+    return machine.withLock { $0.lastConflict }.map {
+      SharedConflict(keyID: key.id, url: coordinated?.url, resolution: $0)
+    }
+  }
+
+  var isLoading: Bool {
+    registrar.access(self, keyPath: \.isLoading)
+    return machine.withLock { $0.isLoading }
+  }
+
+  static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {
+    if let error = error as? SharedLoadError { return error }
+    return SharedLoadError(keyID: key.id, underlying: error)
+  }
+}
+
+/// What a reference's running job carries from one step to the next.
+///
+/// NB: `@unchecked Sendable`: touched only on the reference's lane, which runs one thing at a
+/// time.
+final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
+  /// The file's lock, held by a job or by an open transaction.
+  var lock: FileLock?
+  /// What the last read found.
+  var change: StoredChange<Value>?
+  /// The bytes of theirs, to keep as a conflict copy.
+  var copy: Data?
+  /// The value to write, and its generation.
+  var plan: (value: Value, generation: UInt64)?
+  /// The value an open transaction began with.
+  var snapshot: Value?
+  /// Where the last quarantine copy was put.
+  var quarantined: URL?
+}
+
+extension PersistenceMachine {
+  /// A machine for a reference that persists nothing: a projection's, an in-memory value's.
+  static var nothingToPersist: PersistenceMachine {
+    PersistenceMachine(
+      kind: .key(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
+      isLoading: false)
+  }
+
+  /// The kind of storage of `key`.
+  static func kind<Value>(
+    of key: any SharedKey<Value>, coordinated: (any CoordinatedKey<Value>)?
+  ) -> Kind {
+    if let coordinated { return .file(canMerge: coordinated.merge != nil) }
+    if key is any DurableKey { return .preferences }
+    if case .immediate = key.saveTiming { return .key(inline: true) }
+    return .key(inline: false)
+  }
+}
+
+extension SaveTiming {
+  /// The coalescing interval, for timings that have one.
+  var interval: Duration? {
+    if case .coalesced(let interval) = self { return interval }
+    return nil
+  }
+}
+
+extension FileSystemError.Reason {
+  var isLockTimeout: Bool {
+    if case .lockTimedOut = self { return true }
+    return false
+  }
+}
+
+extension StoredChange {
+  /// The change's shape, for the machine's decisions.
+  var kind: PersistenceMachine.ChangeKind {
+    switch self {
+    case .unchanged: .unchanged
+    case .deleted: .deleted
+    case .replaced: .replaced
+    }
+  }
+}
