@@ -92,8 +92,9 @@ struct PersistenceMachine: Sendable {
     /// changed (`again`: as if nothing were known of it). → `found`, `unreadable`
     case read(again: Bool)
     /// Under the value's lock, apply ``decide(_:pending:canMerge:adoptOnly:)``'s decision, then
-    /// the body of an `update` (its token). → `reconciled`
-    case reconcile(adoptOnly: Bool, force: Bool, body: UInt64?)
+    /// the body of an `update` (its token). `dropsPending` only under the deliberate flaw
+    /// ``PersistenceFlaws/takesReadableDataWhole``. → `reconciled`
+    case reconcile(adoptOnly: Bool, force: Bool, body: UInt64?, dropsPending: Bool = false)
     /// Keep the other side of a conflict as a copy beside the file. → `copied`, `writeFailed`
     case keepCopy
     /// Write the reconciled value durably. → `written`, `writeFailed`
@@ -225,6 +226,8 @@ struct PersistenceMachine: Sendable {
   let interval: Duration?
   /// How long a save waits for a busy lock before it fails.
   let lockTimeout: Duration
+  /// Losses put back on purpose (the `simulation` campaign's proof); empty everywhere else.
+  let flaws: PersistenceFlaws
   /// How long to wait before asking for a busy lock again.
   static let lockRetryDelay: Duration = .milliseconds(5)
 
@@ -243,11 +246,12 @@ struct PersistenceMachine: Sendable {
 
   init(
     kind: Kind, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
-    isLoading: Bool
+    isLoading: Bool, flaws: PersistenceFlaws
   ) {
     self.kind = kind
     self.interval = interval
     self.lockTimeout = lockTimeout
+    self.flaws = flaws
     if let loadError { stored = .unreadable(loadError) }
     self.isLoading = isLoading
   }
@@ -281,6 +285,11 @@ struct PersistenceMachine: Sendable {
       return mutated()
     case .timerFired(.save):
       saveTimerArmed = false
+      if inTransaction && job == nil && flaws.contains(.savesInsideTransactions) {
+        // The deliberate flaw: an intermediate value written through the transaction's lock.
+        job = Job(purpose: .save(force: false), step: .read(again: false), waiters: [])
+        return [.saveIsArmed(false), .run(.read(again: false))]
+      }
       if job != nil || inTransaction {
         // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
         wantsSave = true
@@ -318,7 +327,7 @@ struct PersistenceMachine: Sendable {
     case .key(inline: true), .preferences:
       return [.saveInline]
     case .file, .key(inline: false):
-      guard !inTransaction else { return [] }
+      guard !inTransaction || flaws.contains(.savesInsideTransactions) else { return [] }
       guard !saveTimerArmed, let interval else { return [] }
       saveTimerArmed = true
       return [.saveIsArmed(true), .arm(.save, after: interval)]
@@ -493,15 +502,18 @@ struct PersistenceMachine: Sendable {
 
     case (.read, .found(let changed)), (.readKey, .found(let changed)):
       effects += loaded()
+      var readableAgain = false
       if loadError != nil, changed || isLoad(job.purpose) {
         // The stored data is readable again (a newer app migrated it, someone restored it).
         stored = .readable
+        readableAgain = true
         effects.append(.publish(.loadError))
         if case .protected = saveError { effects += setSaveError(nil) }
       }
       switch job.purpose {
       case .reload, .load:
-        return .step(.reconcile(adoptOnly: true, force: false, body: nil))
+        let drops = readableAgain && flaws.contains(.takesReadableDataWhole)
+        return .step(.reconcile(adoptOnly: true, force: false, body: nil, dropsPending: drops))
       case .save(let force):
         return .step(.reconcile(adoptOnly: false, force: force, body: nil))
       case .replace:
@@ -613,7 +625,8 @@ struct PersistenceMachine: Sendable {
     case .begin:
       if job.failure == nil {
         inTransaction = true
-        effects += [.keepSnapshot, .saveIsArmed(true)]
+        effects.append(.keepSnapshot)
+        if !flaws.contains(.savesInsideTransactions) { effects.append(.saveIsArmed(true)) }
       }
     case .commit, .rollback:
       inTransaction = false

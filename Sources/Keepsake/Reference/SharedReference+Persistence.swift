@@ -83,8 +83,9 @@ extension SharedReference {
       return takeLock()
     case .read(let again):
       return readStored(again: again)
-    case .reconcile(let adoptOnly, let force, let body):
-      return .reconciled(reconcile(adoptOnly: adoptOnly, force: force, body: body))
+    case .reconcile(let adoptOnly, let force, let body, let dropsPending):
+      return .reconciled(
+        reconcile(adoptOnly: adoptOnly, force: force, body: body, dropsPending: dropsPending))
     case .keepCopy:
       return keepConflictCopy()
     case .write:
@@ -149,7 +150,9 @@ extension SharedReference {
 
   /// Applies the machine's decision (``PersistenceMachine/decide(_:pending:canMerge:adoptOnly:)``)
   /// and a transaction's body under the value's lock, and plans the write.
-  private func reconcile(adoptOnly: Bool, force: Bool, body token: UInt64?) -> Machine.Reconciled {
+  private func reconcile(
+    adoptOnly: Bool, force: Bool, body token: UInt64?, dropsPending: Bool
+  ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
     let body = token.flatMap { token in updates.withLock { $0.bodies[token] } }
@@ -158,7 +161,8 @@ extension SharedReference {
     var adopted: FileIdentity??
     var changed = false
     storage.withLock { current in
-      let pending = generation != savedGeneration
+      // NB: `dropsPending` only under the deliberate flaw `takesReadableDataWhole`.
+      let pending = generation != savedGeneration && !dropsPending
       let decision = Machine.decide(
         change.kind, pending: pending, canMerge: merge != nil, adoptOnly: adoptOnly)
       switch decision {
@@ -370,7 +374,7 @@ extension PersistenceMachine {
   static var nothingToPersist: PersistenceMachine {
     PersistenceMachine(
       kind: .key(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
-      isLoading: false)
+      isLoading: false, flaws: [])
   }
 
   /// The kind of storage of `key`.

@@ -115,7 +115,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
       PersistenceMachine(
         kind: PersistenceMachine.kind(of: key, coordinated: coordinated),
         interval: key.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
-        loadError: loadError, isLoading: loadsLater))
+        loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws))
     let subscription = key.subscribe(in: context) { [weak self] in
       self?.outsideChange()
     }
