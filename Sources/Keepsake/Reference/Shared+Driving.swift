@@ -19,8 +19,9 @@ package enum DrivenRequest: Sendable, Equatable {
   case replaceUnreadableData
 }
 
-/// Losses the persistence once had, put back on purpose: for the `simulation` campaign's proof
-/// that its checker sees them. Always empty outside it.
+/// Losses the persistence once had, put back on purpose.
+///
+/// For the `simulation` campaign's proof that its checker sees them; always empty outside it.
 package struct PersistenceFlaws: OptionSet, Sendable {
   package let rawValue: UInt8
   package init(rawValue: UInt8) { self.rawValue = rawValue }
