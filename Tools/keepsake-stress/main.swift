@@ -214,6 +214,15 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     try arguments.rejectUnknown([])
     ExitFlushChild.run(url: try arguments.file())
     return 0
+  case "termination":
+    try arguments.rejectUnknown([])
+    return await TerminationChild.run(url: try arguments.file())
+  case "in-place-rewrite":
+    try arguments.rejectUnknown([])
+    return await InPlaceRewriteChild.run(url: try arguments.file())
+  case "killed-transaction":
+    try arguments.rejectUnknown([])
+    return await KilledTransactionChild.run(url: try arguments.file())
   case "fuzz-batch":
     try arguments.rejectUnknown(["--seed", "--from", "--count"])
     let from = try arguments.integer("--from", default: 0)
@@ -274,7 +283,8 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
-      "processes-child", "user-defaults", "json-diff-batch",
+      "processes-child", "user-defaults", "json-diff-batch", "termination", "in-place-rewrite",
+      "killed-transaction",
     ].contains(mode)
   {
     status = try await runChild(arguments)

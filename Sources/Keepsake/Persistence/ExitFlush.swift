@@ -41,9 +41,10 @@ enum ExitFlush {
     if needsHandler { atexit { ExitFlush.flushAll() } }
   }
 
-  /// Writes every pending save of every watched context, waiting for each.
-  static func flushAll() {
+  /// Writes every pending save of every watched context, waiting for each; with a grace, open
+  /// transactions are first given that long to end (a termination signal's flush).
+  static func flushAll(waitingForTransactions grace: Duration? = nil) {
     let live = contexts.withLock { $0.compactMap(\.context) }
-    for context in live { context.flushAtExit() }
+    for context in live { context.flushAtExit(waitingForTransactions: grace) }
   }
 }

@@ -267,6 +267,20 @@ struct PersistenceMachine: Sendable {
     case loading, clean, pending, saving, protected, inTransaction
   }
 
+  /// Whether a transaction is open, or starting or ending, or waits to start.
+  var transactionUnderWay: Bool {
+    if inTransaction { return true }
+    if let job, isTransactional(job.purpose) { return true }
+    return queue.contains { isTransactional($0.0) }
+  }
+
+  private func isTransactional(_ purpose: Purpose) -> Bool {
+    switch purpose {
+    case .begin, .commit, .rollback, .update: true
+    default: false
+    }
+  }
+
   var phase: Phase {
     if inTransaction { return .inTransaction }
     if job != nil { return .saving }
@@ -286,9 +300,7 @@ struct PersistenceMachine: Sendable {
     case .timerFired(.save):
       saveTimerArmed = false
       if inTransaction && job == nil && flaws.contains(.savesInsideTransactions) {
-        // The deliberate flaw: an intermediate value written through the transaction's lock.
-        job = Job(purpose: .save(force: false), step: .read(again: false), waiters: [])
-        return [.saveIsArmed(false), .run(.read(again: false))]
+        return flawedSaveInsideTransaction(.save(force: false), waiters: [])
       }
       if job != nil || inTransaction {
         // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
@@ -351,6 +363,9 @@ struct PersistenceMachine: Sendable {
     switch purpose {
     case .save, .load, .synchronize:
       if insideTransaction {
+        if case .save = purpose, job == nil, flaws.contains(.savesInsideTransactions) {
+          return flawedSaveInsideTransaction(purpose, waiters: [waiter])
+        }
         // NB: invariant 2: inside a transaction a save or a load is part of it; its end writes.
         return [.complete([waiter], .success(()))]
       }
@@ -368,6 +383,15 @@ struct PersistenceMachine: Sendable {
       return []
     }
     return start(purpose, waiters: [waiter])
+  }
+
+  /// The deliberate flaw ``PersistenceFlaws/savesInsideTransactions``: an open transaction's
+  /// intermediate value written through its lock, as this library once did.
+  private mutating func flawedSaveInsideTransaction(
+    _ purpose: Purpose, waiters: [Waiter]
+  ) -> [Effect] {
+    job = Job(purpose: purpose, step: .read(again: false), waiters: waiters)
+    return [.saveIsArmed(false), .run(.read(again: false))]
   }
 
   /// Starts a job at its first step.

@@ -1,6 +1,14 @@
 import Foundation
 import Synchronization
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 // What the app asks of a reference's persistence: each request is one event for the machine
 // (`PersistenceMachine`), answered when the job it starts ends.
 
@@ -25,7 +33,15 @@ extension SharedReference {
 
   /// Writes what is pending now on the calling thread, waiting for the job the lane runs, unless
   /// a transaction is open (its intermediate value is never written).
-  func flushAtExit() {
+  ///
+  /// With a `deadline` (a termination signal's flush, on a thread of its own), a transaction
+  /// under way is first given until then to end.
+  func flushAtExit(waitingForTransactionsUntil deadline: ContinuousClock.Instant? = nil) {
+    if let deadline {
+      while machine.withLock({ $0.transactionUnderWay }), ContinuousClock.now < deadline {
+        usleep(1_000)
+      }
+    }
     lane.sync { send(.exiting) }
   }
 

@@ -211,7 +211,7 @@ extension SharedReference: SharedChangeTrackable {
 /// What every reference can do, whatever its value type.
 protocol AnySharedReference: AnyObject, Sendable {
   func flush() async throws
-  /// Writes what is pending now, on the calling thread, unless a transaction is open: for the
-  /// exit and termination flushes.
-  func flushAtExit()
+  /// Writes what is pending now, on the calling thread, unless a transaction is open (after
+  /// waiting until `deadline`, if any, for it to end): for the exit and termination flushes.
+  func flushAtExit(waitingForTransactionsUntil deadline: ContinuousClock.Instant?)
 }

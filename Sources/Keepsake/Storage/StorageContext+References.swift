@@ -67,9 +67,10 @@ extension StorageContext {
   /// Writes every pending change of every key in this context, blocking until written, except
   /// inside open transactions (never half written): for the exit and termination flushes, which
   /// cannot wait asynchronously.
-  func flushAtExit() {
+  func flushAtExit(waitingForTransactions grace: Duration? = nil) {
+    let deadline = grace.map { ContinuousClock.now + $0 }
     for case let reference as any AnySharedReference in allReferences() {
-      reference.flushAtExit()
+      reference.flushAtExit(waitingForTransactionsUntil: deadline)
     }
   }
 

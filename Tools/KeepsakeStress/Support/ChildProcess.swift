@@ -95,6 +95,11 @@ public final class ChildProcess {
     sendSignal(SIGKILL, to: pid)
   }
 
+  /// Sends `signal` to the child (`SIGTERM`, `SIGINT`: a request to stop).
+  public func send(_ signal: Int32) {
+    sendSignal(signal, to: pid)
+  }
+
   /// Waits for the child to end and returns how it ended.
   @discardableResult
   public func wait() -> Termination {
