@@ -51,7 +51,8 @@ let package = Package(
       name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Tools/KeepsakeStress"),
     .executableTarget(
-      name: "keepsake-stress", dependencies: ["KeepsakeStress"], path: "Tools/keepsake-stress"),
+      name: "keepsake-stress", dependencies: ["KeepsakeStress", "Keepsake"],
+      path: "Tools/keepsake-stress"),
     .executableTarget(
       name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Benchmarks/keepsake-bench"),
@@ -78,7 +79,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DraftsTests",
-      dependencies: ["DraftsFeature", "KeepsakeTesting"],
+      dependencies: ["DraftsFeature", "Keepsake", "KeepsakeTesting"],
       resources: [.copy("Fixtures")]
     ),
   ],

@@ -1,4 +1,5 @@
 import Foundation
+import Keepsake
 import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
@@ -16,6 +17,8 @@ import KeepsakeStress
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
+//   exit-flush <file> | termination <file>      (the exit and termination flushes)
+//   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -182,6 +185,8 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
 }
 
 func runChild(_ arguments: Arguments) async throws -> Int32 {
+  // Children write what is pending when asked to stop; the crash campaign's SIGKILL still kills.
+  StorageContext.flushOnTermination()
   switch arguments.positional[0] {
   case "writer":
     try arguments.rejectUnknown(["--id", "--seconds", "--records"])

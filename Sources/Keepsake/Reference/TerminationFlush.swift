@@ -56,10 +56,16 @@ enum TerminationFlush {
   }
 
   private static let sources = Mutex(Sources())
+  /// The termination signal received, or 0.
+  private static let received = Atomic<Int32>(0)
 
   static func install() {
     sources.withLock { sources in
       guard sources.all.isEmpty else { return }
+      // NB: a program that ends normally while the flush after a signal runs (its transaction
+      // ended, `main` returned) still ends by the signal; registered first, this runs after the
+      // exit flush.
+      atexit { TerminationFlush.endIfSignalled() }
       for signalNumber in [SIGTERM, SIGINT] {
         // NB: ignored by default, so the signal reaches the source instead of ending the process.
         signal(signalNumber, SIG_IGN)
@@ -75,13 +81,24 @@ enum TerminationFlush {
   private static func terminate(by signalNumber: Int32) -> Never {
     // A second signal ends the process at once.
     signal(signalNumber, SIG_DFL)
+    received.store(signalNumber, ordering: .sequentiallyConsistent)
     ExitFlush.flushAll(waitingForTransactions: transactionGrace)
+    end(by: signalNumber)
+  }
+
+  /// At exit: ends the process by the termination signal it received, if any.
+  private static func endIfSignalled() {
+    let signalNumber = received.load(ordering: .sequentiallyConsistent)
+    if signalNumber != 0 { end(by: signalNumber) }
+  }
+
+  private static func end(by signalNumber: Int32) -> Never {
     // NB: libdispatch blocks the signals its sources watch; unblocked so the raise is delivered.
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, signalNumber)
     pthread_sigmask(SIG_UNBLOCK, &set, nil)
     raise(signalNumber)
-    exit(128 + signalNumber)
+    _exit(128 + signalNumber)
   }
 }

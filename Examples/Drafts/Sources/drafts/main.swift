@@ -3,6 +3,9 @@ import Foundation
 import Keepsake
 
 // The `drafts` program: a thin shell around `DraftsCommand`, which does the work.
+// Ctrl-C or `kill` lets a command's transaction end and writes what is pending before the program
+// ends by the signal.
+StorageContext.flushOnTermination()
 let environment = ProcessInfo.processInfo.environment
 var arguments = Array(CommandLine.arguments.dropFirst())
 // A demo mode that never touches the real drafts: the whole program runs on storage in memory.
