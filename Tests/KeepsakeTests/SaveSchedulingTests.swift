@@ -21,22 +21,38 @@ struct SaveSchedulingTests {
 
   @Test("Mutations that go on past the save interval are saved every interval, not once each")
   func longBurstSavesPeriodically() async throws {
-    let disk = try disk()
-    @Shared(.fileStorage(url, saveInterval: .milliseconds(20))) var count = 0
-    let started = ContinuousClock.now
-    // NB: counted in mutations, not time, so a loaded machine stretches the burst instead of
-    // shortening it; the bounds below follow the time it really took.
-    let mutations = 300
-    for _ in 0..<mutations {
-      $count.withLock { $0 += 1 }
-      try await Task.sleep(for: .milliseconds(1))
+    // NB: on a manual clock, so the count is exact however loaded the machine is.
+    let clock = StorageClock.manual()
+    let disk = InMemoryFileSystem()
+    let context = StorageContext.inMemory(name: "burst", fileSystem: disk, clock: clock)
+    let count = StorageContext.withValue(context) {
+      Shared(.fileStorage(url, saveInterval: .milliseconds(20)), default: 0)
     }
-    let intervals = (ContinuousClock.now - started) / .milliseconds(20)
-    try await $count.flush()
-    let writes = disk.completedWrites(of: url)
-    #expect(writes >= 2, "saved during the burst, not only at its end")
-    #expect(Double(writes) <= intervals + 3, "at most about one write per interval")
-    #expect(try disk.contents(of: url) == Data("\(mutations)".utf8))
+    for _ in 0..<300 {
+      count.withLock { $0 += 1 }
+      await clock.advance(by: .milliseconds(1))
+    }
+    // 300 ms at most one save per 20 ms: the first mutation's save comes 20 ms later, and each
+    // save's next mutation arms the next one.
+    #expect(disk.completedWrites(of: url) == 15)
+    #expect(try disk.contents(of: url) == Data("300".utf8), "each save writes the latest value")
+    try await count.flush()
+    #expect(disk.completedWrites(of: url) == 15, "nothing was left to flush")
+  }
+
+  @Test("Nothing is written before the save interval has passed on the context's clock")
+  func nothingBeforeTheInterval() async throws {
+    let clock = StorageClock.manual()
+    let disk = InMemoryFileSystem()
+    let context = StorageContext.inMemory(name: "interval", fileSystem: disk, clock: clock)
+    let notes = StorageContext.withValue(context) {
+      Shared(.fileStorage(url, saveInterval: .milliseconds(500)), default: [String]())
+    }
+    notes.withLock { $0.append("a") }
+    await clock.advance(by: .milliseconds(499))
+    #expect(disk.completedWrites(of: url) == 0)
+    await clock.advance(by: .milliseconds(1))
+    #expect(disk.completedWrites(of: url) == 1)
   }
 
   @Test("StorageContext.flush() writes the pending change of every key")

@@ -217,6 +217,8 @@ struct PersistenceMachine: Sendable {
     var conflict: SharedConflict.Resolution?
     /// When the job started waiting for a busy lock.
     var lockWaitStarted: Duration?
+    /// Whether the job started as a reload or a load (it ends a background first load).
+    var reads = false
   }
 
   // MARK: - State
@@ -437,6 +439,10 @@ struct PersistenceMachine: Sendable {
       return [.complete(waiters, .success(()))]
     }
     job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
+    switch purpose {
+    case .reload, .load: job?.reads = true
+    default: break
+    }
     effects.append(.run(first))
     return effects
   }
@@ -525,7 +531,6 @@ struct PersistenceMachine: Sendable {
       return .end
 
     case (.read, .found(let changed)), (.readKey, .found(let changed)):
-      effects += loaded()
       var readableAgain = false
       if loadError != nil, changed || isLoad(job.purpose) {
         // The stored data is readable again (a newer app migrated it, someone restored it).
@@ -550,7 +555,6 @@ struct PersistenceMachine: Sendable {
     case (.read, .unreadable(let error)), (.readKey, .unreadable(let error)):
       // Invariant 3: stop before writing; the data is protected from now on. A transaction's
       // change stays in memory, pending and reported.
-      effects += loaded()
       stored = .unreadable(error)
       effects.append(.publish(.loadError))
       switch job.purpose {
@@ -623,13 +627,6 @@ struct PersistenceMachine: Sendable {
     }
   }
 
-  /// Ends the loading state: the first read has come (or failed).
-  private mutating func loaded() -> [Effect] {
-    guard isLoading else { return [] }
-    isLoading = false
-    return [.publish(.isLoading)]
-  }
-
   private func isLoad(_ purpose: Purpose) -> Bool {
     if case .load = purpose { return true }
     return false
@@ -657,6 +654,11 @@ struct PersistenceMachine: Sendable {
       effects.append(.saveIsArmed(false))
     default:
       break
+    }
+    if job.reads, isLoading {
+      // The first load has come (or failed), merged with any change made meanwhile.
+      isLoading = false
+      effects.append(.publish(.isLoading))
     }
     effects.append(.complete(job.waiters, outcome))
     self.job = nil

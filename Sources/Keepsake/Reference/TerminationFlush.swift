@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -46,34 +45,52 @@ extension StorageContext {
 }
 
 /// The handlers of ``StorageContext/flushOnTermination()``.
+///
+/// NB: a signal handler may only do what is async-signal-safe, so it writes the signal's number
+/// to a pipe, and a thread of its own reads it and flushes (the self-pipe idiom). A Dispatch
+/// signal source is not enough on Linux: libdispatch blocks the signal only in the thread that
+/// made the source, and an ignored signal delivered to any other thread is discarded.
 enum TerminationFlush {
   /// How long a termination signal lets open transactions end before it abandons them.
   static let transactionGrace: Duration = .seconds(5)
 
-  private struct Sources: @unchecked Sendable {
-    // NB: dispatch sources are only created and kept here, under the mutex, never touched again.
-    var all: [any DispatchSourceSignal] = []
-  }
-
-  private static let sources = Mutex(Sources())
+  private static let installed = Mutex(false)
   /// The termination signal received, or 0.
   private static let received = Atomic<Int32>(0)
 
   static func install() {
-    sources.withLock { sources in
-      guard sources.all.isEmpty else { return }
-      // NB: a program that ends normally while the flush after a signal runs (its transaction
-      // ended, `main` returned) still ends by the signal; registered first, this runs after the
-      // exit flush.
-      atexit { TerminationFlush.endIfSignalled() }
-      for signalNumber in [SIGTERM, SIGINT] {
-        // NB: ignored by default, so the signal reaches the source instead of ending the process.
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        source.setEventHandler { terminate(by: signalNumber) }
-        source.resume()
-        sources.all.append(source)
+    let first = installed.withLock { installed in
+      defer { installed = true }
+      return !installed
+    }
+    guard first else { return }
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return }
+    signalPipe = fds[1]
+    let reading = fds[0]
+    Thread.detachNewThread {
+      var number: UInt8 = 0
+      while true {
+        let count = read(reading, &number, 1)
+        if count == 1 { terminate(by: Int32(number)) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return }
       }
+    }
+    // NB: a program that ends normally while the flush after a signal runs (its transaction
+    // ended, `main` returned) still ends by the signal; registered first, this runs after the
+    // exit flush.
+    atexit { TerminationFlush.endIfSignalled() }
+    for signalNumber in [SIGTERM, SIGINT] {
+      var action = sigaction()
+      #if canImport(Darwin)
+        action.__sigaction_u.__sa_handler = writeToSignalPipe
+      #else
+        action.__sigaction_handler.sa_handler = writeToSignalPipe
+      #endif
+      action.sa_flags = SA_RESTART
+      sigemptyset(&action.sa_mask)
+      sigaction(signalNumber, &action, nil)
     }
   }
 
@@ -93,7 +110,7 @@ enum TerminationFlush {
   }
 
   private static func end(by signalNumber: Int32) -> Never {
-    // NB: libdispatch blocks the signals its sources watch; unblocked so the raise is delivered.
+    signal(signalNumber, SIG_DFL)
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, signalNumber)
@@ -101,4 +118,14 @@ enum TerminationFlush {
     raise(signalNumber)
     _exit(128 + signalNumber)
   }
+}
+
+/// The pipe's write end, for the signal handler, which can read nothing else.
+// NB: written once by `install()` before any handler is installed, only read afterwards.
+nonisolated(unsafe) private var signalPipe: Int32 = -1
+
+/// The signal handler: async-signal-safe, it only writes the signal's number to the pipe.
+private func writeToSignalPipe(_ signalNumber: Int32) {
+  var number = UInt8(truncatingIfNeeded: signalNumber)
+  _ = write(signalPipe, &number, 1)
 }
