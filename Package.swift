@@ -15,8 +15,10 @@ let package = Package(
     .executable(name: "keepsake-bench", targets: ["keepsake-bench"]),
   ],
   targets: [
-    // The library: imports Foundation, Synchronization and Observation only.
-    .target(name: "Keepsake"),
+    // The library: imports Foundation, Synchronization, Observation and KeepsakeJSON only.
+    .target(name: "Keepsake", dependencies: ["KeepsakeJSON"]),
+    // The one JSON reader and writer (Keepsake's codec, strictness a setting): Foundation only.
+    .target(name: "KeepsakeJSON"),
     // A standalone fault seam for test doubles: Foundation and Synchronization only.
     .target(name: "FaultInjection"),
     // An optional, small unidirectional architecture: Reducer, Effect, Store.
@@ -58,6 +60,7 @@ let package = Package(
 
     .testTarget(
       name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
+    .testTarget(name: "KeepsakeJSONTests", dependencies: ["KeepsakeJSON", "DraftsFeature"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
       name: "KeepsakeStressTests",

@@ -1,0 +1,177 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The one JSON writer's output: a growable byte buffer that becomes the `Data` without a copy,
+/// and the spelling of strings and integers, shared by the encoder and the tree writer.
+///
+/// NB: an `[UInt8]` grown by doubling and then copied into `Data` holds the output twice at the
+/// end (and twice again while growing), which made the encoder's peak memory higher than
+/// Foundation's for large files. This buffer grows with `realloc` (which remaps large blocks
+/// instead of copying them) and hands its memory to `Data` at the end.
+struct JSONOutput: ~Copyable {
+  private var base: UnsafeMutablePointer<UInt8>
+  private(set) var count = 0
+  private var capacity: Int
+
+  init(capacity: Int = 4096) {
+    self.capacity = max(16, capacity)
+    guard let memory = malloc(self.capacity) else {
+      preconditionFailure("Keepsake's JSON encoder could not allocate \(self.capacity) bytes.")
+    }
+    base = memory.assumingMemoryBound(to: UInt8.self)
+  }
+
+  deinit { free(base) }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    if count == capacity { grow(to: count + 1) }
+    base[count] = byte
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    if count + bytes.count > capacity { grow(to: count + bytes.count) }
+    (base + count).update(from: source, count: bytes.count)
+    count += bytes.count
+  }
+
+  mutating func append(contentsOf bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { append(contentsOf: $0) }
+  }
+
+  mutating func append(contentsOf text: String) {
+    var text = text
+    text.withUTF8 { append(contentsOf: $0) }
+  }
+
+  /// Appends `value` in decimal.
+  mutating func appendInteger<T: FixedWidthInteger>(_ value: T) {
+    guard T.bitWidth <= 64 else { return append(contentsOf: value.description) }
+    let negative = value < 0
+    // The magnitude of Int64.min does not fit an Int64, but does a UInt64.
+    var magnitude = negative ? UInt64(bitPattern: 0 &- Int64(value)) : UInt64(value)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var index = 20
+      repeat {
+        index -= 1
+        digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude != 0
+      if negative { append(UInt8(ascii: "-")) }
+      append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<20]))
+    }
+  }
+
+  /// Appends a string's UTF-8 escaped as Foundation escapes it: `"`, `\`, the control
+  /// characters (the common ones by name, the others as lowercase `\u00xx`) and, when asked, `/`;
+  /// nothing else.
+  /// - Returns: Whether any byte needed escaping.
+  mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, escapingSlash: Bool) -> Bool {
+    guard let base = utf8.baseAddress else { return false }
+    // NB: without `/` to escape, the search looks for a quote in its place, which it already
+    // does: one loop serves both, with no branch per word.
+    let slash = escapingSlash ? UInt8(ascii: "/") : JSONBytes.quote
+    let count = utf8.count
+    var runStart = 0
+    var index = 0
+    var escapedAny = false
+    while true {
+      index = Self.firstByteToEscape(base, from: index, to: count, slash: slash)
+      if index > runStart {
+        append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+      }
+      guard index < count else { return escapedAny }
+      escapedAny = true
+      let byte = base[index]
+      append(JSONBytes.backslash)
+      switch byte {
+      case JSONBytes.quote, JSONBytes.backslash, UInt8(ascii: "/"): append(byte)
+      case 0x08: append(UInt8(ascii: "b"))
+      case 0x0C: append(UInt8(ascii: "f"))
+      case 0x0A: append(UInt8(ascii: "n"))
+      case 0x0D: append(UInt8(ascii: "r"))
+      case 0x09: append(UInt8(ascii: "t"))
+      default:
+        let hex: StaticString = "0123456789abcdef"
+        append(contentsOf: [
+          UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+          hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)],
+        ])
+      }
+      index += 1
+      runStart = index
+    }
+  }
+
+  /// The offset of the first byte at or after `start` that must be escaped, or `end`.
+  @inline(__always)
+  private static func firstByteToEscape(
+    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, slash: UInt8
+  ) -> Int {
+    var index = start
+    while index + 8 <= end {
+      let word = JSONBytes.word(base, index)
+      let found =
+        JSONBytes.flags(word, equalTo: JSONBytes.quote)
+        | JSONBytes.flags(word, equalTo: JSONBytes.backslash)
+        | JSONBytes.flags(word, equalTo: slash) | JSONBytes.flags(word, below: 0x20)
+      if found != 0 { return index + found.trailingZeroBitCount / 8 }
+      index += 8
+    }
+    // The tail, fewer than eight bytes, one at a time.
+    while index < end {
+      let byte = base[index]
+      if byte == JSONBytes.quote || byte == JSONBytes.backslash || byte == slash || byte < 0x20 {
+        return index
+      }
+      index += 1
+    }
+    return end
+  }
+
+  /// The bytes from `start` to `end`, valid until the next change.
+  func bytes(from start: Int, to end: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: base + start, count: end - start)
+  }
+
+  /// The address of the byte at `offset`, valid until the next change.
+  func pointer(at offset: Int) -> UnsafePointer<UInt8> { UnsafePointer(base + offset) }
+
+  /// Forgets the bytes from `start` on.
+  mutating func truncate(to start: Int) {
+    count = min(count, start)
+  }
+
+  /// The output as `Data`, which takes over the memory; the buffer is empty afterwards.
+  mutating func takeData() -> Data {
+    let bytes = count
+    // Give the unused tail back before handing the block over.
+    let block = realloc(base, max(bytes, 1)) ?? UnsafeMutableRawPointer(base)
+    let data = Data(bytesNoCopy: block, count: bytes, deallocator: .free)
+    guard let fresh = malloc(16) else {
+      preconditionFailure("Keepsake's JSON encoder could not allocate 16 bytes.")
+    }
+    base = fresh.assumingMemoryBound(to: UInt8.self)
+    capacity = 16
+    count = 0
+    return data
+  }
+
+  private mutating func grow(to needed: Int) {
+    var newCapacity = capacity * 2
+    while newCapacity < needed { newCapacity *= 2 }
+    guard let memory = realloc(base, newCapacity) else {
+      preconditionFailure("Keepsake's JSON encoder could not allocate \(newCapacity) bytes.")
+    }
+    base = memory.assumingMemoryBound(to: UInt8.self)
+    capacity = newCapacity
+  }
+}
