@@ -58,8 +58,12 @@ let package = Package(
       name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Benchmarks/keepsake-bench"),
 
+    // Its exit-flush and UserDefaults suites run `keepsake-stress` as their child process.
     .testTarget(
-      name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
+      name: "KeepsakeTests",
+      dependencies: [
+        "Keepsake", "KeepsakeTesting", "DraftsFeature", "KeepsakeStress", "keepsake-stress",
+      ]),
     .testTarget(name: "KeepsakeJSONTests", dependencies: ["KeepsakeJSON", "DraftsFeature"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
