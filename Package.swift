@@ -48,6 +48,14 @@ let package = Package(
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
 
+    // The founding article's trap, as written: a helper made MainActor by the default isolation.
+    // Only DiscovererTests imports it, to show the process it kills.
+    .target(
+      name: "IsolationTrap",
+      path: "Examples/Discoverer/Sources/IsolationTrap",
+      swiftSettings: [.defaultIsolation(MainActor.self)]
+    ),
+
     // Reliability campaigns (crash, I/O faults, corruption, two processes) and the benchmark.
     .target(
       name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
@@ -77,7 +85,7 @@ let package = Package(
       dependencies: ["KeepsakeStore", "KeepsakeTesting", "FaultInjection"]),
     .testTarget(
       name: "DiscovererTests",
-      dependencies: ["DiscovererFeature", "KeepsakeTesting", "FaultInjection"]
+      dependencies: ["DiscovererFeature", "IsolationTrap", "KeepsakeTesting", "FaultInjection"]
     ),
     .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
     .testTarget(
