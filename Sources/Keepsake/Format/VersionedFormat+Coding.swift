@@ -92,8 +92,9 @@ extension VersionedFormat {
 
   /// Reads only the envelope of `data`: which version a read would start from, and whether it can.
   ///
-  /// Meant for tools (`keepsake inspect`) and diagnostics; the content is not decoded, so a file
-  /// reported as readable may still fail ``decode(_:)``.
+  /// Meant for diagnostics and tests; the content is not decoded, so a file reported as readable
+  /// may still fail ``decode(_:)``. (`keepsake inspect` does not know the app's format type, so it
+  /// reads the envelope itself.)
   package static func version(of data: Data) -> FormatVersionInfo {
     do throws(FormatError) {
       let (layout, version, _) = try classify(data)
