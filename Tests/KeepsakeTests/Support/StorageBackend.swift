@@ -30,7 +30,9 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
 }
 
 /// A test's view of its backend's disk (in memory or real): seeding and reading files as another
-/// process would. Not KeepsakeTesting's `TestDisk`, which is the in-memory disk's alone.
+/// process would.
+///
+/// Not KeepsakeTesting's `TestDisk`, which is the in-memory disk's alone.
 struct BackendDisk: Sendable {
   let context: StorageContext
   /// Keeps a real disk's folder alive for the test.
