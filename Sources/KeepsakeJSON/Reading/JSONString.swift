@@ -15,7 +15,7 @@ enum JSONString {
     _ base: UnsafePointer<UInt8>, from start: Int, count: Int
   ) throws(JSONSyntaxError) -> (value: String, end: Int) {
     // Fast path: no escape, so the bytes between the quotes are the string.
-    let stop = firstQuoteBackslashOrControl(base, from: start, to: count)
+    let stop = JSONBytes.firstQuoteBackslashControl(base, from: start, to: count)
     guard stop < count else { throw JSONSyntaxError(offset: count, message: "unterminated string") }
     switch base[stop] {
     case JSONBytes.quote:
@@ -125,28 +125,6 @@ enum JSONString {
       value = value << 4 | UInt16(digit)
     }
     return value
-  }
-
-  /// The offset of the first `"`, `\` or control character at or after `start`, or `end`.
-  @inline(__always)
-  private static func firstQuoteBackslashOrControl(
-    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int
-  ) -> Int {
-    var index = start
-    while index + 8 <= end {
-      let word = JSONBytes.word(base, index)
-      let found =
-        JSONBytes.flags(word, equalTo: JSONBytes.quote)
-        | JSONBytes.flags(word, equalTo: JSONBytes.backslash) | JSONBytes.flags(word, below: 0x20)
-      if found != 0 { return index + found.trailingZeroBitCount / 8 }
-      index += 8
-    }
-    while index < end {
-      let byte = base[index]
-      if byte == JSONBytes.quote || byte == JSONBytes.backslash || byte < 0x20 { return index }
-      index += 1
-    }
-    return end
   }
 
   private static func controlCharacter(at offset: Int) -> JSONSyntaxError {

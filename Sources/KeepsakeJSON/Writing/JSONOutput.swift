@@ -84,7 +84,7 @@ struct JSONOutput: ~Copyable {
     var index = 0
     var escapedAny = false
     while true {
-      index = Self.firstByteToEscape(base, from: index, to: count, slash: slash)
+      index = JSONBytes.firstQuoteBackslashControl(base, from: index, to: count, also: slash)
       if index > runStart {
         append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
       }
@@ -109,32 +109,6 @@ struct JSONOutput: ~Copyable {
       index += 1
       runStart = index
     }
-  }
-
-  /// The offset of the first byte at or after `start` that must be escaped, or `end`.
-  @inline(__always)
-  private static func firstByteToEscape(
-    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, slash: UInt8
-  ) -> Int {
-    var index = start
-    while index + 8 <= end {
-      let word = JSONBytes.word(base, index)
-      let found =
-        JSONBytes.flags(word, equalTo: JSONBytes.quote)
-        | JSONBytes.flags(word, equalTo: JSONBytes.backslash)
-        | JSONBytes.flags(word, equalTo: slash) | JSONBytes.flags(word, below: 0x20)
-      if found != 0 { return index + found.trailingZeroBitCount / 8 }
-      index += 8
-    }
-    // The tail, fewer than eight bytes, one at a time.
-    while index < end {
-      let byte = base[index]
-      if byte == JSONBytes.quote || byte == JSONBytes.backslash || byte == slash || byte < 0x20 {
-        return index
-      }
-      index += 1
-    }
-    return end
   }
 
   /// The bytes from `start` to `end`, valid until the next change.
