@@ -15,8 +15,10 @@ let package = Package(
     .executable(name: "keepsake-bench", targets: ["keepsake-bench"]),
   ],
   targets: [
-    // The library: imports Foundation, Synchronization and Observation only.
-    .target(name: "Keepsake"),
+    // The library: imports Foundation, Synchronization, Observation and KeepsakeJSON only.
+    .target(name: "Keepsake", dependencies: ["KeepsakeJSON"]),
+    // The one JSON reader and writer (Keepsake's codec, strictness a setting): Foundation only.
+    .target(name: "KeepsakeJSON"),
     // A standalone fault seam for test doubles: Foundation and Synchronization only.
     .target(name: "FaultInjection"),
     // An optional, small unidirectional architecture: Reducer, Effect, Store.
@@ -46,6 +48,14 @@ let package = Package(
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
 
+    // The founding article's trap, as written: a helper made MainActor by the default isolation.
+    // Only DiscovererTests imports it, to show the process it kills.
+    .target(
+      name: "IsolationTrap",
+      path: "Examples/Discoverer/Sources/IsolationTrap",
+      swiftSettings: [.defaultIsolation(MainActor.self)]
+    ),
+
     // Reliability campaigns (crash, I/O faults, corruption, two processes) and the benchmark.
     .target(
       name: "KeepsakeStress", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
@@ -57,8 +67,13 @@ let package = Package(
       name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
       path: "Benchmarks/keepsake-bench"),
 
+    // Its exit-flush and UserDefaults suites run `keepsake-stress` as their child process.
     .testTarget(
-      name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
+      name: "KeepsakeTests",
+      dependencies: [
+        "Keepsake", "KeepsakeTesting", "DraftsFeature", "KeepsakeStress", "keepsake-stress",
+      ]),
+    .testTarget(name: "KeepsakeJSONTests", dependencies: ["KeepsakeJSON", "DraftsFeature"]),
     .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
     .testTarget(
       name: "KeepsakeStressTests",
@@ -71,7 +86,7 @@ let package = Package(
       dependencies: ["KeepsakeStore", "KeepsakeTesting", "FaultInjection"]),
     .testTarget(
       name: "DiscovererTests",
-      dependencies: ["DiscovererFeature", "KeepsakeTesting", "FaultInjection"]
+      dependencies: ["DiscovererFeature", "IsolationTrap", "KeepsakeTesting", "FaultInjection"]
     ),
     .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
     .testTarget(

@@ -10,7 +10,7 @@ import Testing
 struct StoreTests {
   @Test("Sending an action reduces it and runs its effect")
   func sendRunsEffects() async {
-    let store = Store(initialState: Inbox.State()) { Inbox() }
+    let store = Store(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped).finish()
 
@@ -20,7 +20,7 @@ struct StoreTests {
 
   @Test("A scoped child reducer changes its part of the parent's state")
   func scopeRunsChild() {
-    let store = Store(initialState: Inbox.State()) { Inbox() }
+    let store = Store(initialState: Desk.State()) { Desk() }
 
     store.send(.editor(.textChanged("Hi")))
     store.send(.editor(.saveTapped(UUID(1))))
@@ -44,7 +44,7 @@ struct StoreTests {
 
   @Test("The store's state is observable")
   func observation() {
-    let store = Store(initialState: Inbox.State()) { Inbox() }
+    let store = Store(initialState: Desk.State()) { Desk() }
     let changed = Changed()
     withObservationTracking {
       _ = store.state.editor.text

@@ -9,7 +9,7 @@ import Testing
 struct TestStoreEffectTests {
   @Test("Actions an effect sends are received and asserted")
   func runSendsActions() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }
     await store.receive(.refreshed("alice")) {
@@ -21,10 +21,10 @@ struct TestStoreEffectTests {
 
   @Test("A predicate receives an action")
   func receiveWithPredicate() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }
-    let isRefreshed: (Inbox.Action) -> Bool = {
+    let isRefreshed: (Desk.Action) -> Bool = {
       if case .refreshed = $0 { true } else { false }
     }
     await store.receive(isRefreshed) {
@@ -36,7 +36,7 @@ struct TestStoreEffectTests {
 
   @Test("An effect cancelled by its id lets the test finish")
   func cancellationById() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.startTicking) { $0.isTicking = true }
     await store.send(.cancelTicking) { $0.isTicking = false }
@@ -45,7 +45,7 @@ struct TestStoreEffectTests {
 
   @Test("Cancelling the task a send returned stops its effect")
   func cancellingTheReturnedTask() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     let task = await store.send(.startTicking) { $0.isTicking = true }
     task.cancel()
@@ -54,7 +54,7 @@ struct TestStoreEffectTests {
 
   @Test("Received actions can be skipped")
   func skipReceivedActions() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }.finish()
     await store.skipReceivedActions()
@@ -64,7 +64,7 @@ struct TestStoreEffectTests {
 
   @Test("Non-exhaustive mode checks only what the test asserts")
   func nonExhaustive() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     store.exhaustivity = .off
 
     await store.send(.editor(.textChanged("Hi")))

@@ -14,7 +14,7 @@ struct TestStoreEndOfTestTests {
   func unassertedReceivedActionAtTheEnd() async {
     await withKnownIssue {
       do {
-        let store = TestStore(initialState: Inbox.State()) { Inbox() }
+        let store = TestStore(initialState: Desk.State()) { Desk() }
         await store.send(.refreshTapped) { $0.isRefreshing = true }.finish()
       }
     } matching: { issue in
@@ -24,7 +24,7 @@ struct TestStoreEndOfTestTests {
 
   @Test("A non-exhaustive store may be dropped with work left over")
   func nonExhaustiveStoreMayBeDropped() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     store.exhaustivity = .off
     await store.send(.refreshTapped).finish()
   }
@@ -34,7 +34,7 @@ struct TestStoreEndOfTestTests {
     let issues = Mutex<[String]>([])
     await withKnownIssue {
       do {
-        let store = TestStore(initialState: Inbox.State()) { Inbox() }
+        let store = TestStore(initialState: Desk.State()) { Desk() }
         await store.send(.refreshTapped) { $0.isRefreshing = true }
         // The received action is left unasserted: finish() reports it, once.
         await store.finish()

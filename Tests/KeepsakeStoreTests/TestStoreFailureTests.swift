@@ -9,7 +9,7 @@ import Testing
 struct TestStoreFailureTests {
   @Test("A state that differs from the expectation fails with a diff")
   func mismatch() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.send(.editor(.textChanged("Hello"))) { $0.editor.text = "Hi" }
@@ -19,7 +19,7 @@ struct TestStoreFailureTests {
 
             … (2 unchanged)
               session: Shared(inMemory(session)) nil,
-              editor: Editor.State(
+              editor: Composer.State(
           \u{2212}     text: "Hi",
           +     text: "Hello",
                 drafts: Shared(inMemory(drafts)) []
@@ -33,7 +33,7 @@ struct TestStoreFailureTests {
 
   @Test("A change without a closure fails")
   func missingClosure() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.send(.editor(.textChanged("Hi")))
@@ -45,7 +45,7 @@ struct TestStoreFailureTests {
 
   @Test("A closure that changes nothing, when nothing changed, fails")
   func closureChangesNothing() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.send(.editor(.textChanged(""))) { $0.editor.text = "" }
@@ -56,39 +56,39 @@ struct TestStoreFailureTests {
 
   @Test("A received action that is not asserted fails the next step")
   func unassertedReceivedAction() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.refreshTapped) { $0.isRefreshing = true }.finish()
 
     await withKnownIssue {
       await store.finish()
     } matching: { issue in
       message(of: issue).hasPrefix("Must handle 1 received action(s) before finishing:")
-        && message(of: issue).contains("Inbox.Action.refreshed(\"alice\")")
+        && message(of: issue).contains("Desk.Action.refreshed(\"alice\")")
     }
   }
 
   @Test("An effect still running at finish fails")
   func effectStillRunning() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.startTicking) { $0.isTicking = true }
 
     await withKnownIssue {
       await store.finish(timeout: .milliseconds(10))
     } matching: { issue in
       message(of: issue).hasPrefix("1 effect(s) still running after waiting")
-        && message(of: issue).contains("Inbox.Action.startTicking")
+        && message(of: issue).contains("Desk.Action.startTicking")
     }
   }
 
   @Test("Waiting for an action that never comes says what it waited for")
   func receiveWithNothingRunning() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.receive(.refreshed("alice"))
     } matching: { issue in
       message(of: issue) == """
-        Expected to receive Inbox.Action.refreshed("alice"), but none was received and no \
+        Expected to receive Desk.Action.refreshed("alice"), but none was received and no \
         effects are running.
         """
     }
@@ -96,7 +96,7 @@ struct TestStoreFailureTests {
 
   @Test("Waiting times out while an effect keeps running")
   func receiveTimesOut() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.startTicking) { $0.isTicking = true }
 
     await withKnownIssue {
@@ -109,7 +109,7 @@ struct TestStoreFailureTests {
 
   @Test("Receiving another action than expected fails with a diff of the actions")
   func unexpectedAction() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.refreshTapped) { $0.isRefreshing = true }
 
     await withKnownIssue {
@@ -121,8 +121,8 @@ struct TestStoreFailureTests {
       message(of: issue) == """
         Received an unexpected action:
 
-          \u{2212} Inbox.Action.refreshed("bob")
-          + Inbox.Action.refreshed("alice")
+          \u{2212} Desk.Action.refreshed("bob")
+          + Desk.Action.refreshed("alice")
 
         (Expected: \u{2212}, Received: +)
         """

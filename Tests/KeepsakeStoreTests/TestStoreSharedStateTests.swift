@@ -12,7 +12,7 @@ struct TestStoreSharedStateTests {
     @Shared(.inMemory("drafts")) var drafts: [Draft] = []
     $drafts.withLock { $0 = [Draft(id: UUID(0), text: "unfinished")] }
 
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.draftDiscarded(UUID(0))) {
       $0.$drafts.withLock { $0 = [] }
@@ -23,7 +23,7 @@ struct TestStoreSharedStateTests {
   @Test("An assertion closure changes the expected value, never the live one")
   func closureMutatesSnapshot() async {
     @Shared(.inMemory("drafts")) var drafts: [Draft] = []
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.send(.addDraft(Draft(id: UUID(1), text: "Hi"))) {
@@ -35,7 +35,7 @@ struct TestStoreSharedStateTests {
 
   @Test("A child feature's change of a shared value is asserted in the parent")
   func childFeatureChangeIsAsserted() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.editor(.textChanged("Hi"))) { $0.editor.text = "Hi" }
     await store.send(.editor(.saveTapped(UUID(1)))) {
@@ -47,8 +47,8 @@ struct TestStoreSharedStateTests {
 
   @Test("A feature outside the test's state that changes a shared value fails the test")
   func outsideFeatureChangeMustBeAsserted() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
-    let editor = Store(initialState: Editor.State(text: "Hi")) { Editor() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
+    let editor = Store(initialState: Composer.State(text: "Hi")) { Composer() }
     editor.send(.saveTapped(UUID(1)))
 
     await withKnownIssue {
@@ -61,8 +61,8 @@ struct TestStoreSharedStateTests {
 
   @Test("A feature outside the test's state passes once its change is asserted")
   func outsideFeatureChangeAsserted() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
-    let editor = Store(initialState: Editor.State(text: "Hi")) { Editor() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
+    let editor = Store(initialState: Composer.State(text: "Hi")) { Composer() }
     editor.send(.saveTapped(UUID(1)))
 
     store.assert {
@@ -74,7 +74,7 @@ struct TestStoreSharedStateTests {
   @Test("store.assert asserts a change made by a background task, with no action")
   func backgroundChangeIsAsserted() async {
     @Shared(.inMemory("session")) var session: String? = "alice"
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     // NB: a detached task has no current test; the reference keeps the test's storage.
     let shared = $session
@@ -89,7 +89,7 @@ struct TestStoreSharedStateTests {
   @Test("An unasserted background change fails the next send with a diff")
   func backgroundChangeFailsNextSend() async {
     @Shared(.inMemory("session")) var session: String? = "alice"
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     let shared = $session
     await Task.detached { shared.withLock { $0 = "bob" } }.value
 
@@ -104,7 +104,7 @@ struct TestStoreSharedStateTests {
   @Test("A shared key outside the state must be asserted; the failure names the key")
   func keyOutsideStateIsNamed() async {
     @Shared(.inMemory("session")) var session: String? = "alice"
-    let store = TestStore(initialState: Editor.State()) { Editor() }
+    let store = TestStore(initialState: Composer.State()) { Composer() }
 
     await withKnownIssue {
       await store.send(.signOutTapped)
@@ -118,7 +118,7 @@ struct TestStoreSharedStateTests {
   @Test("A shared key outside the state passes once asserted")
   func keyOutsideStateAsserted() async {
     @Shared(.inMemory("session")) var session: String? = "alice"
-    let store = TestStore(initialState: Editor.State()) { Editor() }
+    let store = TestStore(initialState: Composer.State()) { Composer() }
 
     await store.send(.signOutTapped) { _ in
       $session.withLock { $0 = nil }
@@ -129,7 +129,7 @@ struct TestStoreSharedStateTests {
   @Test("A shared value changed by an effect is asserted when its action is received")
   func effectChangeIsAssertedOnReceive() async {
     @Shared(.inMemory("session")) var session: String? = "alice"
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.signOutTapped)
     await store.receive(.signedOut) {

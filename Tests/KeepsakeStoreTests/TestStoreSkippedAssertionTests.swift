@@ -16,12 +16,12 @@ import Testing
 struct TestStoreSkippedAssertionTests {
   /// Runs `body` with a store that shows skipped assertions; returns the known issues.
   private func knownIssues(
-    _ body: (TestStore<Inbox.State, Inbox.Action>) async -> Void
+    _ body: (TestStore<Desk.State, Desk.Action>) async -> Void
   ) async -> [String] {
     let log = Log()
     let observer: @Sendable (String) -> Void = { log.append($0) }
     await IssueReporter.$knownIssueObserver.withValue(observer) {
-      let store = TestStore(initialState: Inbox.State()) { Inbox() }
+      let store = TestStore(initialState: Desk.State()) { Desk() }
       store.exhaustivity = .off(showSkippedAssertions: true)
       await body(store)
     }
@@ -40,7 +40,7 @@ struct TestStoreSkippedAssertionTests {
 
             … (2 unchanged)
               session: Shared(inMemory(session)) nil,
-              editor: Editor.State(
+              editor: Composer.State(
           \u{2212}     text: "",
           +     text: "Hi",
                 drafts: Shared(inMemory(drafts)) []
@@ -74,7 +74,7 @@ struct TestStoreSkippedAssertionTests {
     #expect(
       issues.contains(
         "Skipped assertion (the store is not exhaustive): 1 received action(s) skipped before "
-          + "Inbox.Action.refreshed(\"alice\"):\n\n  Inbox.Action.signedOut"))
+          + "Desk.Action.refreshed(\"alice\"):\n\n  Desk.Action.signedOut"))
   }
 
   @Test("Effects still running at finish are a known issue, not a failure")
@@ -104,9 +104,9 @@ struct TestStoreSkippedAssertionTests {
     #expect(
       issues == [
         "Skipped assertion (the store is not exhaustive): 1 in-flight effect(s) were cancelled. "
-          + "Started by:\n\n  Inbox.Action.startTicking",
+          + "Started by:\n\n  Desk.Action.startTicking",
         "Skipped assertion (the store is not exhaustive): 1 received action(s) were skipped:\n\n"
-          + "  Inbox.Action.refreshed(\"alice\")",
+          + "  Desk.Action.refreshed(\"alice\")",
       ])
   }
 
@@ -115,7 +115,7 @@ struct TestStoreSkippedAssertionTests {
     let log = Log()
     let observer: @Sendable (String) -> Void = { log.append($0) }
     await IssueReporter.$knownIssueObserver.withValue(observer) {
-      let store = TestStore(initialState: Inbox.State()) { Inbox() }
+      let store = TestStore(initialState: Desk.State()) { Desk() }
       store.exhaustivity = .off
       await store.send(.editor(.textChanged("Hi")))
       await store.send(.startTicking)

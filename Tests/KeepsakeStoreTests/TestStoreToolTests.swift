@@ -4,7 +4,7 @@ import KeepsakeStore
 import KeepsakeTesting
 import Testing
 
-extension Inbox.Action {
+extension Desk.Action {
   /// The user of a `refreshed` action, the way a case path reads it.
   var refreshedUser: String? {
     if case .refreshed(let user) = self { user } else { nil }
@@ -18,10 +18,10 @@ struct TestStoreToolTests {
 
   @Test("receive(Action.case) accepts an action of that case, whatever its payload")
   func receiveByCase() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }
-    await store.receive(Inbox.Action.refreshed) {
+    await store.receive(Desk.Action.refreshed) {
       $0.isRefreshing = false
       $0.$session.withLock { $0 = "alice" }
     }
@@ -30,11 +30,11 @@ struct TestStoreToolTests {
 
   @Test("receive(Action.case) fails on an action of another case, showing it")
   func receiveByCaseFails() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.refreshTapped) { $0.isRefreshing = true }
 
     await withKnownIssue {
-      await store.receive(Inbox.Action.draftDiscarded) {
+      await store.receive(Desk.Action.draftDiscarded) {
         $0.isRefreshing = false
         $0.$session.withLock { $0 = "alice" }
       }
@@ -42,17 +42,17 @@ struct TestStoreToolTests {
       message(of: issue) == """
         Received an unexpected action:
 
-          Inbox.Action.refreshed("alice")
+          Desk.Action.refreshed("alice")
         """
     }
   }
 
   @Test("receive(Action.case, payload) checks the payload")
   func receiveByCaseAndPayload() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }
-    await store.receive(Inbox.Action.refreshed, "alice") {
+    await store.receive(Desk.Action.refreshed, "alice") {
       $0.isRefreshing = false
       $0.$session.withLock { $0 = "alice" }
     }
@@ -61,11 +61,11 @@ struct TestStoreToolTests {
 
   @Test("receive(Action.case, payload) fails on another payload with a diff of the actions")
   func receiveByCaseAndPayloadFails() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.refreshTapped) { $0.isRefreshing = true }
 
     await withKnownIssue {
-      await store.receive(Inbox.Action.refreshed, "bob") {
+      await store.receive(Desk.Action.refreshed, "bob") {
         $0.isRefreshing = false
         $0.$session.withLock { $0 = "alice" }
       }
@@ -73,8 +73,8 @@ struct TestStoreToolTests {
       message(of: issue) == """
         Received an unexpected action:
 
-          \u{2212} Inbox.Action.refreshed("bob")
-          + Inbox.Action.refreshed("alice")
+          \u{2212} Desk.Action.refreshed("bob")
+          + Desk.Action.refreshed("alice")
 
         (Expected: \u{2212}, Received: +)
         """
@@ -83,7 +83,7 @@ struct TestStoreToolTests {
 
   @Test("receive(\\.extractor) and receive(\\.extractor, payload) accept the case")
   func receiveByExtractor() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }
     await store.receive(\.refreshedUser) {
@@ -97,7 +97,7 @@ struct TestStoreToolTests {
 
   @Test("receive(\\.extractor, payload) fails on another payload with a diff of the payloads")
   func receiveByExtractorFails() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.send(.refreshTapped) { $0.isRefreshing = true }
 
     await withKnownIssue {
@@ -119,7 +119,7 @@ struct TestStoreToolTests {
 
   @Test("receive(\\.extractor) with nothing to receive says what it waited for")
   func receiveByExtractorWithNothingRunning() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.receive(\.refreshedUser)
@@ -135,7 +135,7 @@ struct TestStoreToolTests {
 
   @Test("skipInFlightEffects cancels the running effects, so the test can finish")
   func skipInFlightEffects() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.startTicking) { $0.isTicking = true }
     await store.skipInFlightEffects()
@@ -144,7 +144,7 @@ struct TestStoreToolTests {
 
   @Test("skipInFlightEffects with nothing running fails")
   func skipInFlightEffectsWithNothingRunning() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await withKnownIssue {
       await store.skipInFlightEffects()
@@ -158,7 +158,7 @@ struct TestStoreToolTests {
 
   @Test("StoreTask.finish(timeout:) returns once the action's effects are done")
   func storeTaskFinishes() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.send(.refreshTapped) { $0.isRefreshing = true }.finish(timeout: .seconds(5))
     await store.receive(.refreshed("alice")) {
@@ -170,7 +170,7 @@ struct TestStoreToolTests {
 
   @Test("StoreTask.finish(timeout:) fails when an effect keeps running, naming what started it")
   func storeTaskTimesOut() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     let task = await store.send(.startTicking) { $0.isTicking = true }
 
     await withKnownIssue {
@@ -179,7 +179,7 @@ struct TestStoreToolTests {
       message(of: issue) == """
         The task did not finish within 0.01 seconds: 1 effect(s) still running. Started by:
 
-          Inbox.Action.startTicking
+          Desk.Action.startTicking
         """
     }
     await store.send(.cancelTicking) { $0.isTicking = false }
@@ -188,7 +188,7 @@ struct TestStoreToolTests {
 
   @Test("StoreTask.finish(timeout:) also works for a live Store's task")
   func liveStoreTaskTimesOut() async {
-    let store = Store(initialState: Inbox.State()) { Inbox() }
+    let store = Store(initialState: Desk.State()) { Desk() }
     let task = store.send(.startTicking)
 
     await withKnownIssue {
@@ -203,7 +203,7 @@ struct TestStoreToolTests {
 
   @Test("withExhaustivity(.off) checks only what the block asserts, then exhaustivity resumes")
   func withExhaustivityOff() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
 
     await store.withExhaustivity(.off) {
       await store.send(.editor(.textChanged("Hi")))
@@ -217,7 +217,7 @@ struct TestStoreToolTests {
 
   @Test("After withExhaustivity(.off), an unasserted change fails again")
   func exhaustivityResumesAfterTheBlock() async {
-    let store = TestStore(initialState: Inbox.State()) { Inbox() }
+    let store = TestStore(initialState: Desk.State()) { Desk() }
     await store.withExhaustivity(.off) {
       await store.send(.editor(.textChanged("Hi")))
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 import KeepsakeStress
 import Testing
 

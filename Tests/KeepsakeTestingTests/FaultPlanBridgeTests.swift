@@ -1,6 +1,6 @@
 import FaultInjection
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
 

@@ -1,7 +1,6 @@
 /// What the envelope of a stored file says, without decoding its content.
 ///
-/// Returned by ``VersionedFormat/version(of:)`` for tools and diagnostics. For example,
-/// `keepsake inspect` prints its description:
+/// Returned by ``VersionedFormat/version(of:)`` for diagnostics and tests. Its description reads:
 ///
 /// ```
 /// format version 2 (envelope); will be migrated to version 3 when read

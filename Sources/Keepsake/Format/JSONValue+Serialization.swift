@@ -6,16 +6,25 @@ extension JSONValue {
   /// - Throws: ``FormatError/notJSON(byteCount:offset:reason:)`` saying where parsing stopped.
   package init(parsing data: Data) throws(FormatError) {
     do {
-      self = try JSONParser.parse(data)
+      self = try JSONValue(reading: data)
     } catch {
       throw .notJSON(byteCount: data.count, offset: error.offset, reason: error.message)
     }
   }
 
-  /// The value as UTF-8 JSON with sorted keys: equal values give equal bytes.
-  ///
-  /// - Parameter prettyPrinted: Indent with two spaces, one key or element per line.
-  package func jsonData(prettyPrinted: Bool = false) -> Data {
-    JSONWriter.write(self, prettyPrinted: prettyPrinted)
+  /// The value found by following `path` from this value, or `nil` if the path leaves the document.
+  func value(at path: [JSONPathComponent]) -> JSONValue? {
+    var current = self
+    for component in path {
+      switch component {
+      case .key(let key):
+        guard let next = current[key] else { return nil }
+        current = next
+      case .index(let index):
+        guard let next = current[index] else { return nil }
+        current = next
+      }
+    }
+    return current
   }
 }

@@ -125,7 +125,7 @@ struct MigrationStage: Sendable {
     self.version = version
     decodeContent = { container in try container.decode(Model.self, forKey: .content) }
     decodeTopLevel = { decoder in try Model(from: decoder) }
-    decodeJSON = { data in try JSONInput.decode(Model.self, from: data) }
+    decodeJSON = { data in try JSONCoding.decode(Model.self, from: data) }
     encodeJSON = { value in
       guard let value = value as? Model else {
         preconditionFailure("Keepsake bug: version \(version) got \(type(of: value)).")

@@ -20,9 +20,8 @@ extension VersionedFormat {
   ///   ``FormatError/missingLegacyVersion(topLevel:)`` or
   ///   ``FormatError/versionTooOld(found:oldest:)`` for files that cannot be read at all.
   public static func decode(_ data: Data) throws(FormatError) -> Value {
-    // Input that would crash JSONDecoder goes straight to Keepsake's own parser, which
-    // reports it (see JSONInput).
-    guard JSONInput.isSafeForDecoder(data) else { return try decodeDiagnosing(data) }
+    // NB: input that would crash JSONDecoder is refused by `JSONCoding.decode` and lands in
+    // the diagnosing path below, which reports it.
     if let value = decodeOwnLayout(data) { return value }
     do {
       switch try JSONCoding.decode(DecodingEnvelope<Self>.self, from: data).outcome {
@@ -39,7 +38,7 @@ extension VersionedFormat {
       // The lookup parses the file again, which only happens on this failure path.
       var decoding = DecodingFailure(
         failure.error,
-        lookup: { path in (try? JSONParser.parse(data))?.value(at: path) }
+        lookup: { path in (try? JSONValue(reading: data))?.value(at: path) }
       )
       // An envelope's paths start at its "content" key, rendered as the root.
       if failure.isEnveloped { decoding = decoding.droppingRoot() }
@@ -75,7 +74,7 @@ extension VersionedFormat {
       data[(end - suffix.count)..<end].elementsEqual(suffix)
     else { return nil }
     let content = data[(data.startIndex + prefix.count)..<(end - suffix.count)]
-    return try? JSONInput.decode(Value.self, from: content)
+    return try? JSONCoding.decode(Value.self, from: content)
   }
 
   /// Writes `value` as the current version: `{"content": <value's JSON>, "version": N}`.
@@ -93,8 +92,9 @@ extension VersionedFormat {
 
   /// Reads only the envelope of `data`: which version a read would start from, and whether it can.
   ///
-  /// Meant for tools (`keepsake inspect`) and diagnostics; the content is not decoded, so a file
-  /// reported as readable may still fail ``decode(_:)``.
+  /// Meant for diagnostics and tests; the content is not decoded, so a file reported as readable
+  /// may still fail ``decode(_:)``. (`keepsake inspect` does not know the app's format type, so it
+  /// reads the envelope itself.)
   package static func version(of data: Data) -> FormatVersionInfo {
     do throws(FormatError) {
       let (layout, version, _) = try classify(data)
@@ -157,7 +157,7 @@ extension VersionedFormat {
 
   private static func runner(root: String?, data: Data) -> MigrationRunner<Value> {
     MigrationRunner(chain: migrations, root: root) {
-      guard let document = try? JSONParser.parse(data) else { return nil }
+      guard let document = try? JSONValue(reading: data) else { return nil }
       return root == nil ? document : document["content"]
     }
   }

@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// Swift Testing's `Test.current` is a task-local read through its exported getter, looked up
 /// with `dlsym` only when Testing is already loaded (so it is never loaded into an app). XCTest
-/// exports no current test; `KeepsakeTesting` installs an observer for it (see
-/// ``StorageContext/xcTestContextProvider``). Any lookup that finds nothing falls back to a
+/// exports no current test; `KeepsakeTesting` installs an observer for it through
+/// ``TestSupportHook``. Any lookup that finds nothing falls back to a
 /// shared in-memory context: never the live one.
 package enum TestDetector {
   // NB: the handle and the symbols below are written once, when first read, and never change;
@@ -147,12 +147,7 @@ package enum TestDetector {
       defer { installed = true }
       return !installed
     }
-    // NB: found by its mangled type name, which the Swift runtime resolves in every loaded
-    // image (a test binary exports no C symbols to look up with dlsym).
-    guard shouldInstall,
-      let support = _typeByName("15KeepsakeTesting21XCTestStorageObserverC")
-        as? any _XCTestStorageSupport.Type
-    else { return }
+    guard shouldInstall, let support = TestSupportHook.xcTestStorageSupport else { return }
     support.install(inProgress: true)
   }
 }
@@ -161,11 +156,6 @@ extension StorageContext {
   /// Supplies the context of the running XCTest case; set by `KeepsakeTesting`.
   ///
   /// XCTest runs one test case at a time in a process on Linux, so one provider suffices.
-  package static let xcTestContextProvider = Mutex<(@Sendable () -> StorageContext?)?>(nil)
-}
-
-/// Implemented by `KeepsakeTesting` to give each XCTest case storage of its own; not for apps.
-package protocol _XCTestStorageSupport {
-  /// Starts giving XCTest cases their own storage; `inProgress` means a case is running now.
-  static func install(inProgress: Bool)
+  @_spi(Testing) public static let xcTestContextProvider =
+    Mutex<(@Sendable () -> StorageContext?)?>(nil)
 }

@@ -216,7 +216,7 @@ extension PreferenceCoding where Value: Codable {
     .init(
       decode: {
         guard case .data(let data) = $0 else { return nil }
-        return try? JSONInput.decode(Value.self, from: data)
+        return try? JSONCoding.decode(Value.self, from: data)
       },
       encode: { value in .data(try JSONCoding.encode(value)) })
   }

@@ -253,7 +253,7 @@ extension SharedKey {
     FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
-      decode: { try JSONInput.decode(Value.self, from: $0) },
+      decode: { try JSONCoding.decode(Value.self, from: $0) },
       encode: { value in try JSONCoding.encode(value) })
   }
 }

@@ -49,8 +49,8 @@ package final class FolderWatcher: Sendable {
   /// Calls `onChange` when the file at `url` may have been changed by someone else, through the
   /// process's one watcher; keep the subscription for as long as notifications are wanted.
   ///
-  /// Never nil: a file that cannot be watched is listed in ``failures``.
-  static func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+  /// A file that cannot be watched gets a subscription too, and is listed in ``failures``.
+  static func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
     shared.subscribe(url, onChange: onChange)
   }
 

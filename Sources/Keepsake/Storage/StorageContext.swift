@@ -22,7 +22,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Whether this context is isolated storage, which never touches the live storage.
   ///
   /// Isolated storage never reads or writes the user's files and preferences, whether it is in
-  /// memory (``inMemory(name:)``) or confined to a temporary folder
+  /// memory (``inMemory(name:clock:)``) or confined to a temporary folder
   /// (``confined(to:name:)``). Isolated contexts are never flushed at exit.
   public let isIsolated: Bool
 

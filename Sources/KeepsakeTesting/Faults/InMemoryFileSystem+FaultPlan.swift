@@ -1,6 +1,6 @@
 import FaultInjection
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 
 extension InMemoryFileSystem {
   /// Fails this disk's primitive operations as fault plans in the mocks' text form say.

@@ -17,7 +17,7 @@ public struct IsolatedStorageTrait: TestTrait, SuiteTrait, TestScoping {
   /// Which isolated storage each test gets.
   public enum Kind: Sendable {
     /// In-memory storage: an in-memory file system, in-memory preferences and fresh in-memory
-    /// keys (``StorageContext/inMemory(name:fileSystem:)``).
+    /// keys (`StorageContext.inMemory(name:)`).
     case inMemory
     /// Confined storage: the real file system and file preferences, confined to a fresh
     /// temporary folder that is removed after the test (``withConfinedStorage(isolation:_:)``).
@@ -60,7 +60,9 @@ extension Trait where Self == IsolatedStorageTrait {
 /// Keys keep their absolute paths; each is placed under the folder, so a test exercises the real
 /// disk (atomic writes, permissions, watchers) without touching the developer's files.
 ///
-/// - Parameter body: Receives the temporary folder.
+/// - Parameters:
+///   - body: Receives the temporary folder.
+///   - isolation: The actor `body` runs on; leave the default, the caller's.
 public func withConfinedStorage<R>(
   isolation: isolated (any Actor)? = #isolation,
   _ body: (URL) async throws -> R
@@ -74,6 +76,11 @@ public func withConfinedStorage<R>(
 }
 
 /// Runs `body` with `context` as the storage of every key it uses.
+///
+/// - Parameters:
+///   - context: The storage, such as `.inMemory(name:)` or `.confined(to:)`.
+///   - isolation: The actor `body` runs on; leave the default, the caller's.
+///   - body: The work whose keys use `context`.
 public func withStorage<R>(
   _ context: StorageContext,
   isolation: isolated (any Actor)? = #isolation,

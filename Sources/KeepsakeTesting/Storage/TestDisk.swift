@@ -1,6 +1,6 @@
 import FaultInjection
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 
 /// The in-memory disk of a test's storage: seed it with the files an older version of the app
 /// or another process would have written, read what was saved, and make its operations fail.

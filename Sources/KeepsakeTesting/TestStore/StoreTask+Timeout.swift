@@ -13,7 +13,12 @@ extension StoreTask {
   /// work goes on running after a timeout (cancel it, or let its store cancel it when it goes).
   /// Nonisolated: call it from any executor.
   ///
-  /// - Parameter timeout: How long to wait, in real time.
+  /// - Parameters:
+  ///   - timeout: How long to wait, in real time.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func finish(
     timeout: Duration,
     fileID: StaticString = #fileID,

@@ -1,13 +1,14 @@
 import FaultInjection
-import KeepsakeStore
+@_spi(Testing) import Keepsake
+@_spi(Testing) import KeepsakeStore
 
 /// What `KeepsakeStore` needs from a test but may not link: the test framework's issues and
 /// FaultInjection's manual clock.
 ///
-/// `KeepsakeStore` finds this type by its mangled name when the process runs tests (see
-/// `_KeepsakeStoreTestSupport`), so linking `KeepsakeTesting` is all a test target does.
-enum StoreTestSupport: _KeepsakeStoreTestSupport {
-  static func reportIssue(
+/// `KeepsakeStore` finds this conformance with a cast when the process runs tests (see
+/// `TestSupportHook` in Keepsake), so linking `KeepsakeTesting` is all a test target does.
+extension TestSupportHook: KeepsakeStoreTestSupport {
+  public static func reportIssue(
     _ message: String, fileID: StaticString?, filePath: StaticString?, line: UInt, column: UInt
   ) {
     if let fileID, let filePath {
@@ -19,7 +20,7 @@ enum StoreTestSupport: _KeepsakeStoreTestSupport {
     }
   }
 
-  static func makeManualClock() -> any Clock<Duration> {
+  public static func makeManualClock() -> any Clock<Duration> {
     ManualClock()
   }
 }

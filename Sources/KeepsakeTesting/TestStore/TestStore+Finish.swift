@@ -8,7 +8,12 @@ extension TestStore {
   /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), the skipped
   /// actions are listed as a known issue.
   ///
-  /// - Parameter strict: Whether to fail when there is nothing to skip.
+  /// - Parameters:
+  ///   - strict: Whether to fail when there is nothing to skip.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func skipReceivedActions(
     strict: Bool = true,
     fileID: StaticString = #fileID,
@@ -35,7 +40,12 @@ extension TestStore {
   /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), the skipped
   /// effects are listed as a known issue.
   ///
-  /// - Parameter strict: Whether to fail when no effect is running.
+  /// - Parameters:
+  ///   - strict: Whether to fail when no effect is running.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func skipInFlightEffects(
     strict: Bool = true,
     fileID: StaticString = #fileID,
@@ -94,6 +104,10 @@ extension TestStore {
   /// - Parameters:
   ///   - exhaustivity: How much `operation` must assert.
   ///   - operation: The steps to run with it.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   /// - Returns: What `operation` returns.
   @discardableResult
   public func withExhaustivity<R>(
@@ -127,7 +141,12 @@ extension TestStore {
   /// Showing skipped assertions (``Exhaustivity/off(showSkippedAssertions:)``), what an
   /// exhaustive store would have failed on is listed as known issues.
   ///
-  /// - Parameter timeout: How long to wait; ``timeout`` when `nil`.
+  /// - Parameters:
+  ///   - timeout: How long to wait; ``timeout`` when `nil`.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func finish(
     timeout: Duration? = nil,
     fileID: StaticString = #fileID,

@@ -9,6 +9,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive(
     _ expectedAction: Action,
     timeout: Duration? = nil,
@@ -33,6 +37,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive(
     _ isMatching: (_ action: Action) -> Bool,
     timeout: Duration? = nil,
@@ -73,6 +81,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive<Payload>(
     _ actionCase: (Payload) -> Action,
     timeout: Duration? = nil,
@@ -105,6 +117,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive<Payload: Equatable>(
     _ actionCase: (Payload) -> Action,
     _ expectedPayload: Payload,
@@ -144,6 +160,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive<Payload>(
     _ extract: (_ action: Action) -> Payload?,
     timeout: Duration? = nil,
@@ -175,6 +195,10 @@ extension TestStore {
   ///   - timeout: How long to wait; ``timeout`` when `nil`.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected after the action.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func receive<Payload: Equatable>(
     _ extract: (_ action: Action) -> Payload?,
     _ expectedPayload: Payload,

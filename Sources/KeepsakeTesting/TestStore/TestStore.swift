@@ -25,8 +25,8 @@ import KeepsakeStore
 /// difference as a line-by-line diff at the line of the call (a Swift Testing issue, or an
 /// `XCTFail` under XCTest).
 ///
-/// Shared state is asserted like any other state. The store tracks every ``Shared`` reference
-/// of the test's ``StorageContext``: a change made by the feature, a child feature, an effect or
+/// Shared state is asserted like any other state. The store tracks every `Shared` reference
+/// of the test's `StorageContext`: a change made by the feature, a child feature, an effect or
 /// a background task must be asserted, also for keys the state does not contain (the failure
 /// names the key, such as `inMemory(session)`). Inside an assertion closure,
 /// `$0.$drafts.withLock { ... }` changes the *expected* value, never the live one. Assert a
@@ -101,7 +101,7 @@ public final class TestStore<State, Action: Sendable> {
 
   /// A test store that starts from `initialState` and runs the reducer `reducer` builds.
   ///
-  /// The store starts tracking the shared values of the current ``StorageContext`` (the test's
+  /// The store starts tracking the shared values of the current `StorageContext` (the test's
   /// own); values set before this call, such as a seeded `@Shared` key, are the starting point.
   /// The initial state and the reducer are made with the store's ``dependencies``:
   ///
@@ -116,6 +116,10 @@ public final class TestStore<State, Action: Sendable> {
   ///   - reducer: Builds the feature's reducer.
   ///   - prepareDependencies: Changes the store's dependencies: the current scope's values,
   ///     with defaults made fresh for this store.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public init<R: Reducer>(
     initialState: @autoclosure () -> R.State,
     reducer: () -> R,
@@ -190,6 +194,10 @@ public final class TestStore<State, Action: Sendable> {
   ///   - action: The action to send.
   ///   - updateStateToExpectedResult: Changes the state as it was after the previous assertion
   ///     into the state expected now. Omit it when nothing should change.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   /// - Returns: The work the action started, to await or cancel.
   @discardableResult
   public func send(
@@ -222,8 +230,13 @@ public final class TestStore<State, Action: Sendable> {
   /// }
   /// ```
   ///
-  /// - Parameter updateStateToExpectedResult: Changes the state as it was after the previous
-  ///   assertion into the state expected now.
+  /// - Parameters:
+  ///   - updateStateToExpectedResult: Changes the state as it was after the previous
+  ///     assertion into the state expected now.
+  ///   - fileID: The file a failure is reported in; leave the default.
+  ///   - filePath: The path of that file; leave the default.
+  ///   - line: The line a failure is reported at; leave the default.
+  ///   - column: The column a failure is reported at; leave the default.
   public func assert(
     _ updateStateToExpectedResult: (_ state: inout State) throws -> Void,
     fileID: StaticString = #fileID,

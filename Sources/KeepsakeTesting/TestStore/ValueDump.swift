@@ -5,7 +5,7 @@ import Keepsake
 /// failures.
 ///
 /// Structs and classes render as `Type(label: value, ...)`, enums as `Type.case(payload)`,
-/// collections with their indices, optionals as their value or `nil`, and a ``Shared`` value as
+/// collections with their indices, optionals as their value or `nil`, and a `Shared` value as
 /// its current value with its key, `Shared(inMemory(drafts)) [...]`. The rendering is stable
 /// (sets and dictionaries are sorted), so two values are equal for a test when their renderings
 /// are.
@@ -18,7 +18,7 @@ import Keepsake
 /// // )
 /// ```
 ///
-/// Nonisolated; a ``Shared`` value is read as any read of it would be (inside a test store's
+/// Nonisolated; a `Shared` value is read as any read of it would be (inside a test store's
 /// assertion closure, its expected value).
 public enum ValueDump {
   /// The rendering of `value`.
@@ -27,7 +27,7 @@ public enum ValueDump {
     return renderer.lines(value).joined(separator: "\n")
   }
 
-  /// The rendering of `value` and the keys of the ``Shared`` values found in it.
+  /// The rendering of `value` and the keys of the `Shared` values found in it.
   static func renderTracingShared(_ value: Any) -> (text: String, sharedKeys: Set<SharedKeyID>) {
     var renderer = Renderer()
     let text = renderer.lines(value).joined(separator: "\n")
@@ -168,7 +168,7 @@ public enum ValueDump {
   }
 }
 
-/// A ``Shared`` value, as ``ValueDump`` renders it.
+/// A `Shared` value, as ``ValueDump`` renders it.
 protocol SharedDumpable {
   var dumpKeyID: SharedKeyID { get }
   var dumpValue: Any { get }

@@ -3,7 +3,7 @@ import Observation
 /// Suspends until `condition` holds, checking it again each time an observable value it reads
 /// changes; returns whether it held within `timeout`.
 ///
-/// For a change that arrives on its own: a ``SharedReader`` that loads in the background, a
+/// For a change that arrives on its own: a `SharedReader` that loads in the background, a
 /// save error, a value another process wrote. Every `Shared`'s value, `isLoading`, `loadError`
 /// and `saveError` is observable, so the wait wakes at the change itself, never by polling:
 ///

@@ -1,4 +1,4 @@
-import Keepsake
+@_spi(Testing) import Keepsake
 import Synchronization
 
 /// Counts the primitive operations of a file system and fails the k-th one, once.

@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 
 /// One scripted session of loads, mutations and saves on a faulty in-memory file system, checking
 /// the file after every step.

@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 
 /// Fails every primitive file operation of a scripted session in turn, with every kind of
 /// error, and checks the file is never torn or lost, the error is visible, and the next save

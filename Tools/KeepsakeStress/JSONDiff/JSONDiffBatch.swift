@@ -247,7 +247,7 @@ private struct CaseRun {
     }
   }
 
-  /// Foundation's decoder, kept from the input that traps it (see `JSONInput` in Keepsake):
+  /// Foundation's decoder, kept from the input that traps it (see `JSONCoding.decode` in Keepsake):
   /// a document whose last byte opens an array is invalid JSON, which Foundation reports so.
   static func foundationDecode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
     guard data.last != UInt8(ascii: "[") else {

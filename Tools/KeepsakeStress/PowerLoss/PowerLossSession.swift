@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 
 /// The scripted session whose system calls the power-loss campaign records: a first save, an
 /// overwrite, a transaction, a migration that writes, a quarantine, a first save into a new

@@ -76,7 +76,7 @@ struct MigrationRunner<Latest: Codable & Sendable> {
     case .json(let content): json = content
     }
     do {
-      return try stage.decodeJSON(JSONWriter.write(json, prettyPrinted: false))
+      return try stage.decodeJSON(json.jsonData())
     } catch let error as DecodingError {
       let failure = DecodingFailure(error, lookup: { json.value(at: $0) })
       guard let step else {
@@ -101,7 +101,7 @@ struct MigrationRunner<Latest: Codable & Sendable> {
     -> JSONValue
   {
     do {
-      return try JSONParser.parse(try stage.encodeJSON(model))
+      return try JSONValue(reading: try stage.encodeJSON(model))
     } catch {
       throw .migrationFailed(
         from: stage.version, to: next, codingPath: render([]),
@@ -115,7 +115,7 @@ struct MigrationRunner<Latest: Codable & Sendable> {
       return nil
     }
     do {
-      _ = try chain.stages[index].decodeJSON(JSONWriter.write(original, prettyPrinted: false))
+      _ = try chain.stages[index].decodeJSON(original.jsonData())
       return nil
     } catch let error as DecodingError {
       let failure = DecodingFailure(error, lookup: { original.value(at: $0) })

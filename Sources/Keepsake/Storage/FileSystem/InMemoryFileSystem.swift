@@ -33,18 +33,18 @@ package final class InMemoryFileSystem: FileSystem {
   package init() {}
 
   /// Consulted before each primitive operation; return a fault to make that operation fail.
-  package var faultHandler: FileSystemFaultHandler? {
+  @_spi(Testing) public var faultHandler: FileSystemFaultHandler? {
     get { state.withLock { $0.faultHandler } }
     set { state.withLock { $0.faultHandler = newValue } }
   }
 
   /// Every primitive operation performed so far, in order, with its outcome.
-  package var operations: [FileSystemOperationRecord] {
+  @_spi(Testing) public var operations: [FileSystemOperationRecord] {
     state.withLock { $0.operations }
   }
 
   /// How many atomic replaces of `url` completed (each one is one durable write).
-  package func completedWrites(of url: URL) -> Int {
+  @_spi(Testing) public func completedWrites(of url: URL) -> Int {
     let path = Self.key(url)
     return state.withLock { state in
       state.operations.filter { $0.operation == .rename && $0.path == path && $0.error == nil }
@@ -234,11 +234,11 @@ package final class InMemoryFileSystem: FileSystem {
 }
 
 /// Decides whether a primitive operation on a path fails; `nil` lets it succeed.
-package typealias FileSystemFaultHandler =
+@_spi(Testing) public typealias FileSystemFaultHandler =
   @Sendable (_ operation: FileOperation, _ path: String) -> FileSystemFault?
 
 /// A fault injected into one primitive file operation.
-package enum FileSystemFault: Equatable, Sendable {
+@_spi(Testing) public enum FileSystemFault: Equatable, Sendable {
   /// The operation fails with this reason and has no effect.
   case fail(FileSystemError.Reason)
   /// A write stores only the first `written` bytes, then fails (for other operations, an I/O
@@ -247,11 +247,11 @@ package enum FileSystemFault: Equatable, Sendable {
 }
 
 /// One primitive operation an ``InMemoryFileSystem`` performed.
-package struct FileSystemOperationRecord: Equatable, Sendable {
+@_spi(Testing) public struct FileSystemOperationRecord: Equatable, Sendable {
   /// The operation.
-  package var operation: FileOperation
+  public var operation: FileOperation
   /// The path it worked on.
-  package var path: String
+  public var path: String
   /// The error it failed with, if it failed.
-  package var error: FileSystemError?
+  public var error: FileSystemError?
 }

@@ -22,11 +22,11 @@ import Synchronization
 /// try fileSystem.writeAtomically(data, to: url)
 /// recorder.records  // open(tmp, O_WRONLY|O_CREAT|O_EXCL), write, fsync, close, rename, ...
 /// ```
-package final class SystemCallRecorder: Sendable {
+@_spi(Testing) public final class SystemCallRecorder: Sendable {
   /// One call, with what it did.
-  package struct Record: Sendable, Equatable, CustomStringConvertible {
+  public struct Record: Sendable, Equatable, CustomStringConvertible {
     /// The call and its arguments; descriptors are given with the path they were opened on.
-    package enum Call: Sendable, Equatable {
+    public enum Call: Sendable, Equatable {
       case open(path: String, flags: Int32, fd: Int32)
       /// The bytes the call wrote (all of them, or the part a short write wrote).
       case write(path: String, fd: Int32, offset: Int, bytes: Data)
@@ -43,14 +43,14 @@ package final class SystemCallRecorder: Sendable {
     }
 
     /// The call.
-    package var call: Call
+    public var call: Call
     /// The `errno` it failed with, or 0 when it succeeded.
-    package var error: Int32
+    public var error: Int32
 
     /// Whether the call succeeded.
-    package var succeeded: Bool { error == 0 }
+    public var succeeded: Bool { error == 0 }
 
-    package var description: String {
+    public var description: String {
       let outcome = error == 0 ? "" : " -> \(String(cString: strerror(error)))"
       switch call {
       case .open(let path, let flags, _): return "open \(path) \(Self.flags(flags))\(outcome)"
@@ -71,7 +71,7 @@ package final class SystemCallRecorder: Sendable {
 
     /// The flags of an `open`, as their names (`O_WRONLY|O_CREAT|O_EXCL`); `O_CLOEXEC`,
     /// `O_NONBLOCK` and `O_NOCTTY` are left out, as they change nothing on disk.
-    package static func flags(_ flags: Int32) -> String {
+    public static func flags(_ flags: Int32) -> String {
       var names: [String] = []
       switch flags & O_ACCMODE {
       case O_WRONLY: names.append("O_WRONLY")
@@ -110,20 +110,20 @@ package final class SystemCallRecorder: Sendable {
   ///
   /// A failed call is not forwarded: it changes nothing, is logged with its error, and returns
   /// -1 with `errno` set, as the system's would. `fault` sees a write with all its bytes.
-  package init(fault: @escaping @Sendable (Record.Call) -> Int32? = { _ in nil }) {
+  public init(fault: @escaping @Sendable (Record.Call) -> Int32? = { _ in nil }) {
     self.fault = fault
   }
 
   /// Every call so far, in order.
-  package var records: [Record] { state.withLock { $0.records } }
+  public var records: [Record] { state.withLock { $0.records } }
 
   /// Puts `label` in the log between the calls before and after it.
-  package func mark(_ label: String) {
+  public func mark(_ label: String) {
     state.withLock { $0.records.append(Record(call: .mark(label), error: 0)) }
   }
 
   /// Forgets the calls so far (descriptors still open stay known).
-  package func clear() {
+  public func clear() {
     state.withLock { $0.records.removeAll() }
   }
 

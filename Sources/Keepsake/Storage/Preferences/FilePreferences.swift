@@ -120,7 +120,7 @@ package final class FilePreferences: PreferencesStore {
         for key in changes { merged[key] = values[key] }
         // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty
         // printed, for people who open it, which Keepsake's compact encoder does not do; it
-        // is small, so the faster codec would save little. It is read through `JSONInput`.
+        // is small, so the faster codec would save little. It is read through `JSONCoding`.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try fileSystem.writeAtomically(try encoder.encode(merged), to: url)
@@ -167,7 +167,7 @@ package final class FilePreferences: PreferencesStore {
   private func readFile() throws -> [String: PreferenceValue]? {
     guard let data = try fileSystem.contents(of: url) else { return nil }
     do {
-      return try JSONInput.decode([String: PreferenceValue].self, from: data)
+      return try JSONCoding.decode([String: PreferenceValue].self, from: data)
     } catch {
       // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
       // codec), whose messages name types and keys but never a stored value, so their detail

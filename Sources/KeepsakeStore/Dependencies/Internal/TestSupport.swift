@@ -1,13 +1,13 @@
-import Keepsake
+@_spi(Testing) import Keepsake
 
-/// Implemented by `KeepsakeTesting`; not for apps.
+/// Implemented by `KeepsakeTesting` (on Keepsake's `TestSupportHook`); not for apps.
 ///
 /// It gives `KeepsakeStore` what it cannot link: the test framework's issues and a manual clock.
 /// `KeepsakeStore` may not link Testing, XCTest or FaultInjection, so it finds the
-/// implementation by its type name at run time, when the process runs tests, the way `Keepsake`
-/// finds its XCTest observer. Without `KeepsakeTesting` in the test binary, failures are written
-/// to standard error and clocks stay live.
-package protocol _KeepsakeStoreTestSupport: SendableMetatype {
+/// implementation with a cast at run time, when the process runs tests, the way `Keepsake` finds
+/// its XCTest observer. Without `KeepsakeTesting` in the test binary, failures are written to
+/// standard error and clocks stay live.
+@_spi(Testing) public protocol KeepsakeStoreTestSupport: SendableMetatype {
   /// Records a failure in the running test, at the given place when there is one.
   static func reportIssue(
     _ message: String, fileID: StaticString?, filePath: StaticString?, line: UInt, column: UInt)
@@ -18,12 +18,9 @@ package protocol _KeepsakeStoreTestSupport: SendableMetatype {
 
 /// The test support `KeepsakeTesting` provides, when it is part of the process.
 enum TestSupport {
-  /// Found once: the type never changes while the process runs.
-  static let installed: (any _KeepsakeStoreTestSupport.Type)? = {
+  /// Found once: the conformance never changes while the process runs.
+  static let installed: (any KeepsakeStoreTestSupport.Type)? = {
     guard TestDetector.isRunningTests else { return nil }
-    // NB: found by its mangled type name, which the Swift runtime resolves in every loaded
-    // image (a test binary exports no C symbols to look up with dlsym).
-    return _typeByName("15KeepsakeTesting16StoreTestSupportO")
-      as? any _KeepsakeStoreTestSupport.Type
+    return (TestSupportHook.self as Any.Type) as? any KeepsakeStoreTestSupport.Type
   }()
 }

@@ -41,7 +41,7 @@ final class JSONSource {
 ///
 /// A value is an offset into the bytes, of its first byte (`-1` stands for a `null` that is not in
 /// the document, which `superDecoder(forKey:)` hands out for a missing key). The bytes have passed
-/// ``JSONStructureScanner``, so the structure needs no checking here; only the contents of the
+/// ``JSONReader``, so the structure needs no checking here; only the contents of the
 /// values that are decoded are checked.
 final class JSONDecodingState: Decoder {
   // NB: `@exclusivity(unchecked)` on the mutable state of the codec's classes: a class's stored

@@ -14,23 +14,26 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
   var testDescription: String { rawValue }
 
   /// Runs `body` with a fresh context of this kind as the current storage.
-  func run(_ body: (TestDisk) async throws -> Void) async throws {
+  func run(_ body: (BackendDisk) async throws -> Void) async throws {
     switch self {
     case .inMemory:
       let context = StorageContext.inMemory(name: "in-memory backend")
-      try await StorageContext.withValue(context) { try await body(TestDisk(context: context)) }
+      try await StorageContext.withValue(context) { try await body(BackendDisk(context: context)) }
     case .confined:
       let folder = try TemporaryFolder()
       let context = StorageContext.confined(to: folder.url)
       try await StorageContext.withValue(context) {
-        try await body(TestDisk(context: context, folder: folder))
+        try await body(BackendDisk(context: context, folder: folder))
       }
     }
   }
 }
 
-/// A test's view of its backend's disk: seeding and reading files as another process would.
-struct TestDisk: Sendable {
+/// A test's view of its backend's disk (in memory or real): seeding and reading files as another
+/// process would.
+///
+/// Not KeepsakeTesting's `TestDisk`, which is the in-memory disk's alone.
+struct BackendDisk: Sendable {
   let context: StorageContext
   /// Keeps a real disk's folder alive for the test.
   var folder: TemporaryFolder?

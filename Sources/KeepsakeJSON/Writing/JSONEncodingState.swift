@@ -122,7 +122,7 @@ final class JSONEncodingState: Encoder {
   /// Opens a container at the end of the output, inside the current slot.
   func openFrame(isObject: Bool, parentMember: Int, step: CodingStep?) -> FrameReference {
     if let step { path.append(step) }
-    if frames.count + 1 >= JSONStructureScanner.maximumDepth { isTooDeep = true }
+    if frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
     nextSerial += 1
     frames.append(
       Frame(
@@ -197,7 +197,7 @@ final class JSONEncodingState: Encoder {
           .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
       }
       // A value that encodes nothing is an empty object, as in Foundation.
-      if frames.count + 1 >= JSONStructureScanner.maximumDepth { isTooDeep = true }
+      if frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
       output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
     slots.removeLast()

@@ -46,6 +46,31 @@ enum JSONBytes {
     return index
   }
 
+  /// The offset of the first `"`, `\`, control character (below 0x20) or `also` at or after
+  /// `start`, or `end`: where a string's text stops being copied as it is, when reading (`also`
+  /// a quote again: nothing more) and when writing (`also` a slash, when slashes are escaped).
+  @inline(__always)
+  static func firstQuoteBackslashControl(
+    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int, also: UInt8 = quote
+  ) -> Int {
+    var index = start
+    while index + 8 <= end {
+      let word = word(base, index)
+      let found =
+        flags(word, equalTo: quote) | flags(word, equalTo: backslash) | flags(word, equalTo: also)
+        | flags(word, below: 0x20)
+      if found != 0 { return index + found.trailingZeroBitCount / 8 }
+      index += 8
+    }
+    // The tail, fewer than eight bytes, one at a time.
+    while index < end {
+      let byte = base[index]
+      if byte == quote || byte == backslash || byte == also || byte < 0x20 { return index }
+      index += 1
+    }
+    return end
+  }
+
   /// Whether `count` bytes at `start` hold a `\` or a byte below 0x20 (so the text is not the
   /// string's value as it stands).
   @inline(__always)

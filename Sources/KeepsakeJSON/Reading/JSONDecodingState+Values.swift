@@ -144,76 +144,12 @@ extension JSONDecodingState {
       else { throw JSONLazyError() }
       return string
     }
-    return try unescapedString(from: start, to: end)
-  }
-
-  /// The slow path of ``string(from:to:)``: escapes, and the control characters that are errors.
-  private func unescapedString(from start: Int, to end: Int) throws(JSONLazyError) -> String {
-    let base = source.base
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(end - start)
-    var index = start
-    while index < end {
-      let byte = base[index]
-      if byte != JSONBytes.backslash {
-        // All of Unicode may appear unescaped except the control characters U+0000 to U+001F.
-        guard byte >= 0x20 else { throw JSONLazyError() }
-        bytes.append(byte)
-        index += 1
-        continue
-      }
-      guard index + 1 < end else { throw JSONLazyError() }
-      let escaped = base[index + 1]
-      index += 2
-      switch escaped {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(escaped)
-      case UInt8(ascii: "b"): bytes.append(0x08)
-      case UInt8(ascii: "f"): bytes.append(0x0C)
-      case UInt8(ascii: "n"): bytes.append(0x0A)
-      case UInt8(ascii: "r"): bytes.append(0x0D)
-      case UInt8(ascii: "t"): bytes.append(0x09)
-      case UInt8(ascii: "u"):
-        let first = try hex4(at: index, end: end)
-        index += 4
-        var scalarValue = UInt32(first)
-        if UTF16.isLeadSurrogate(first) {
-          // A lead surrogate must be followed by an escaped trail surrogate.
-          guard index + 6 <= end, base[index] == JSONBytes.backslash,
-            base[index + 1] == UInt8(ascii: "u")
-          else { throw JSONLazyError() }
-          let second = try hex4(at: index + 2, end: end)
-          guard UTF16.isTrailSurrogate(second) else { throw JSONLazyError() }
-          index += 6
-          scalarValue = 0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00)
-        }
-        guard let scalar = Unicode.Scalar(scalarValue) else { throw JSONLazyError() }
-        UTF8.encode(scalar) { bytes.append($0) }
-      default:
-        throw JSONLazyError()
-      }
-    }
-    // NB: escapes add whole characters, so checking the UTF-8 of the result is the same as
-    // Foundation checking each run of bytes between escapes.
-    guard let string = bytes.withUnsafeBufferPointer({ String._tryFromUTF8($0) }) else {
+    // The slow path: escapes, and the control characters that are errors.
+    do {
+      return try JSONString.read(base, from: start, count: source.count).value
+    } catch {
       throw JSONLazyError()
     }
-    return string
-  }
-
-  private func hex4(at offset: Int, end: Int) throws(JSONLazyError) -> UInt16 {
-    guard offset + 4 <= end else { throw JSONLazyError() }
-    var value: UInt16 = 0
-    for byte in UnsafeBufferPointer(start: source.base + offset, count: 4) {
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: throw JSONLazyError()
-      }
-      value = value << 4 | UInt16(digit)
-    }
-    return value
   }
 
   /// A UUID in its canonical spelling (36 hex digits and dashes, either case) at `offset`.

@@ -3,7 +3,11 @@ import Keepsake
 import KeepsakeStore
 import Testing
 
-/// A draft message, as the inbox keeps it.
+// NB: a fixture of the shapes TestStore must handle (shared state, a child feature, effects that
+// send back, one that runs until cancelled), not a copy of the Drafts example's `Inbox`: that
+// feature is tested as it is in `DraftsTests`.
+
+/// A draft message, as the desk keeps it.
 struct Draft: Equatable, Identifiable, Sendable {
   let id: UUID
   var text: String
@@ -11,7 +15,7 @@ struct Draft: Equatable, Identifiable, Sendable {
 }
 
 /// Writes a new draft into the shared drafts.
-struct Editor: Reducer {
+struct Composer: Reducer {
   struct State {
     var text = ""
     @Shared(.inMemory("drafts")) var drafts: [Draft] = []
@@ -34,7 +38,7 @@ struct Editor: Reducer {
       state.text = ""
       return .none
     case .signOutTapped:
-      // NB: the session is not part of the editor's state: a test of the editor must still
+      // NB: the session is not part of the composer's state: a test of the composer must still
       // assert this change.
       @Shared(.inMemory("session")) var session: String? = nil
       $session.withLock { $0 = nil }
@@ -43,12 +47,12 @@ struct Editor: Reducer {
   }
 }
 
-/// The inbox: shared drafts, a shared session, and the editor as a child feature.
-struct Inbox: Reducer {
+/// The desk: shared drafts, a shared session, and the composer as a child feature.
+struct Desk: Reducer {
   struct State {
     @Shared(.inMemory("drafts")) var drafts: [Draft] = []
     @Shared(.inMemory("session")) var session: String? = nil
-    var editor = Editor.State()
+    var editor = Composer.State()
     var isRefreshing = false
     var isTicking = false
   }
@@ -58,7 +62,7 @@ struct Inbox: Reducer {
     case editDraft(UUID, String)
     case pinDraft(UUID)
     case draftDiscarded(UUID)
-    case editor(Editor.Action)
+    case editor(Composer.Action)
     case refreshTapped
     case refreshed(String)
     case signOutTapped
@@ -72,7 +76,7 @@ struct Inbox: Reducer {
 
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
     CombineReducers {
-      Scope(state: \.editor, action: Action.editor) { Editor() }
+      Scope(state: \.editor, action: Action.editor) { Composer() }
       Reduce(core)
     }
     .reduce(into: &state, action: action)

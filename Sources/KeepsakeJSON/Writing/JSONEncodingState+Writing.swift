@@ -15,22 +15,7 @@ extension JSONEncodingState {
     }
   }
 
-  func writeInteger<T: FixedWidthInteger>(_ value: T) {
-    guard T.bitWidth <= 64 else { return output.append(contentsOf: value.description) }
-    let negative = value < 0
-    // The magnitude of Int64.min does not fit an Int64, but does a UInt64.
-    var magnitude = negative ? UInt64(bitPattern: 0 &- Int64(value)) : UInt64(value)
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var index = 20
-      repeat {
-        index -= 1
-        digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude != 0
-      if negative { output.append(UInt8(ascii: "-")) }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<20]))
-    }
-  }
+  func writeInteger<T: FixedWidthInteger>(_ value: T) { output.appendInteger(value) }
 
   /// Writes a Float or Double as Foundation does: its shortest description, without `.0`.
   ///
@@ -95,8 +80,8 @@ extension JSONEncodingState {
     return copy.withUTF8(write)
   }
 
-  /// Writes `string`'s UTF-8 escaped as Foundation escapes it: `"`, `\`, `/` and the control
-  /// characters, the common ones by name, the others as lowercase `\u00xx`; nothing else.
+  /// Writes `string`'s UTF-8 escaped as Foundation escapes it (``JSONOutput/appendEscaped(_:escapingSlash:)``,
+  /// `/` included).
   /// - Returns: Whether any byte needed escaping.
   @discardableResult
   func writeEscaped(_ string: String) -> Bool {
@@ -108,63 +93,7 @@ extension JSONEncodingState {
   }
 
   private func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = utf8.baseAddress else { return false }
-    let count = utf8.count
-    var runStart = 0
-    var index = 0
-    var escapedAny = false
-    while true {
-      index = Self.firstByteToEscape(base, from: index, to: count)
-      if index > runStart {
-        output.append(
-          contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-      }
-      guard index < count else { return escapedAny }
-      escapedAny = true
-      let byte = base[index]
-      output.append(JSONBytes.backslash)
-      switch byte {
-      case JSONBytes.quote, JSONBytes.backslash, UInt8(ascii: "/"): output.append(byte)
-      case 0x08: output.append(UInt8(ascii: "b"))
-      case 0x0C: output.append(UInt8(ascii: "f"))
-      case 0x0A: output.append(UInt8(ascii: "n"))
-      case 0x0D: output.append(UInt8(ascii: "r"))
-      case 0x09: output.append(UInt8(ascii: "t"))
-      default:
-        let hex: StaticString = "0123456789abcdef"
-        output.append(contentsOf: [
-          UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-          hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)],
-        ])
-      }
-      index += 1
-      runStart = index
-    }
-  }
-
-  private static func firstByteToEscape(
-    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int
-  ) -> Int {
-    var index = start
-    while index + 8 <= end {
-      let word = JSONBytes.word(base, index)
-      let found =
-        JSONBytes.flags(word, equalTo: JSONBytes.quote)
-        | JSONBytes.flags(word, equalTo: JSONBytes.backslash)
-        | JSONBytes.flags(word, equalTo: UInt8(ascii: "/")) | JSONBytes.flags(word, below: 0x20)
-      if found != 0 { return index + found.trailingZeroBitCount / 8 }
-      index += 8
-    }
-    while index < end {
-      let byte = base[index]
-      if byte == JSONBytes.quote || byte == JSONBytes.backslash || byte == UInt8(ascii: "/")
-        || byte < 0x20
-      {
-        return index
-      }
-      index += 1
-    }
-    return end
+    output.appendEscaped(utf8, escapingSlash: true)
   }
 
   // MARK: - Members

@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+import KeepsakeJSON
 import Testing
 
 /// The encoder writes Foundation's bytes, and refuses what Foundation refuses.

@@ -50,7 +50,7 @@ extension JSONValue {
   }
 
   /// The JSON type of this value with an article, as used in error messages ("a string").
-  var typeDescription: String {
+  package var typeDescription: String {
     switch self {
     case .null: "null"
     case .bool: "a bool"
@@ -85,22 +85,6 @@ extension JSONValue {
   public subscript(index: Int) -> JSONValue? {
     guard case .array(let array) = self, array.indices.contains(index) else { return nil }
     return array[index]
-  }
-
-  /// The value found by following `path` from this value, or `nil` if the path leaves the document.
-  func value(at path: [JSONPathComponent]) -> JSONValue? {
-    var current = self
-    for component in path {
-      switch component {
-      case .key(let key):
-        guard let next = current[key] else { return nil }
-        current = next
-      case .index(let index):
-        guard let next = current[index] else { return nil }
-        current = next
-      }
-    }
-    return current
   }
 }
 

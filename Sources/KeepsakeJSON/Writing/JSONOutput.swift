@@ -6,7 +6,8 @@ import Foundation
   import Darwin
 #endif
 
-/// The encoder's output: a growable byte buffer that becomes the `Data` without a copy.
+/// The one JSON writer's output: a growable byte buffer that becomes the `Data` without a copy,
+/// and the spelling of strings and integers, shared by the encoder and the tree writer.
 ///
 /// NB: an `[UInt8]` grown by doubling and then copied into `Data` holds the output twice at the
 /// end (and twice again while growing), which made the encoder's peak memory higher than
@@ -49,6 +50,65 @@ struct JSONOutput: ~Copyable {
   mutating func append(contentsOf text: String) {
     var text = text
     text.withUTF8 { append(contentsOf: $0) }
+  }
+
+  /// Appends `value` in decimal.
+  mutating func appendInteger<T: FixedWidthInteger>(_ value: T) {
+    guard T.bitWidth <= 64 else { return append(contentsOf: value.description) }
+    let negative = value < 0
+    // The magnitude of Int64.min does not fit an Int64, but does a UInt64.
+    var magnitude = negative ? UInt64(bitPattern: 0 &- Int64(value)) : UInt64(value)
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var index = 20
+      repeat {
+        index -= 1
+        digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude != 0
+      if negative { append(UInt8(ascii: "-")) }
+      append(contentsOf: UnsafeBufferPointer(rebasing: digits[index..<20]))
+    }
+  }
+
+  /// Appends a string's UTF-8 escaped as Foundation escapes it: `"`, `\`, the control
+  /// characters (the common ones by name, the others as lowercase `\u00xx`) and, when asked, `/`;
+  /// nothing else.
+  /// - Returns: Whether any byte needed escaping.
+  mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, escapingSlash: Bool) -> Bool {
+    guard let base = utf8.baseAddress else { return false }
+    // NB: without `/` to escape, the search looks for a quote in its place, which it already
+    // does: one loop serves both, with no branch per word.
+    let slash = escapingSlash ? UInt8(ascii: "/") : JSONBytes.quote
+    let count = utf8.count
+    var runStart = 0
+    var index = 0
+    var escapedAny = false
+    while true {
+      index = JSONBytes.firstQuoteBackslashControl(base, from: index, to: count, also: slash)
+      if index > runStart {
+        append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+      }
+      guard index < count else { return escapedAny }
+      escapedAny = true
+      let byte = base[index]
+      append(JSONBytes.backslash)
+      switch byte {
+      case JSONBytes.quote, JSONBytes.backslash, UInt8(ascii: "/"): append(byte)
+      case 0x08: append(UInt8(ascii: "b"))
+      case 0x0C: append(UInt8(ascii: "f"))
+      case 0x0A: append(UInt8(ascii: "n"))
+      case 0x0D: append(UInt8(ascii: "r"))
+      case 0x09: append(UInt8(ascii: "t"))
+      default:
+        let hex: StaticString = "0123456789abcdef"
+        append(contentsOf: [
+          UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+          hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)],
+        ])
+      }
+      index += 1
+      runStart = index
+    }
   }
 
   /// The bytes from `start` to `end`, valid until the next change.

@@ -11,7 +11,7 @@ import Foundation
 /// Foundation does) is converted to UTF-8 first; a UTF-8 byte order mark is skipped.
 ///
 /// How it is fast: it works on the bytes, in two passes. The first checks the structure as
-/// Foundation's scanner does (see ``JSONStructureScanner``); the second decodes values straight
+/// Foundation's scanner does (``JSONReader`` with its Foundation strictness); the second decodes values straight
 /// from the bytes, with keyed containers that find members by comparing bytes
 /// (``JSONObjectTable``) instead of building a dictionary per object, a path that is only built
 /// when an error needs it, and fast paths for strings without escapes, integers, Bool and UUID.
@@ -54,7 +54,7 @@ package struct KeepsakeJSONDecoder: Sendable {
   private static func decode<T: Decodable>(
     _ type: T.Type, utf8 bytes: UnsafeBufferPointer<UInt8>
   ) throws -> T {
-    guard let base = bytes.baseAddress, JSONStructureScanner.isValid(bytes) else {
+    guard let base = bytes.baseAddress, JSONReader.hasValidStructure(bytes) else {
       throw JSONLazyError()
     }
     var state = JSONDecodingState(

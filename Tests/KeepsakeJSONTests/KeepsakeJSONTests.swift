@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+import KeepsakeJSON
 import Testing
 
 /// Keepsake's JSON codec against Foundation's, on the corners where they could part.

@@ -1,6 +1,6 @@
 import DraftsFeature
 import Foundation
-import Keepsake
+import KeepsakeJSON
 import Testing
 
 /// The decoder accepts what Foundation accepts, to the same values, and refuses the rest with
