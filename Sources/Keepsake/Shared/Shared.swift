@@ -131,8 +131,12 @@ public struct Shared<Value: Sendable>: Sendable {
 
   /// Reads the stored value again, replacing the value in memory when something is stored.
   ///
-  /// - Throws: ``SharedLoadError`` when the data exists but cannot be read; the key is then
-  ///   protected and the value in memory is kept.
+  /// A change still pending here is never dropped: it meets what is stored the way a save meets
+  /// another process's change (merged, or both kept), and `load` returns once that is saved.
+  ///
+  /// - Throws: ``SharedLoadError`` when the data exists but cannot be read (the key is then
+  ///   protected and the value in memory is kept); ``SharedSaveError`` when a pending change met
+  ///   the stored data and could not be saved.
   public func load() async throws { try await root.load() }
 
   /// Saves the current value and returns once it is durably stored (for files: written to a
@@ -217,8 +221,15 @@ public struct Shared<Value: Sendable>: Sendable {
   /// Other processes' saves of the file wait until the transaction ends, so keep it short: no
   /// network requests or user interaction inside. `body` runs in the caller's isolation.
   ///
-  /// - Throws: What `body` threw (changes it made are still saved, they are in memory);
-  ///   ``SharedSaveError`` when the value could not be refreshed or written.
+  /// A transaction is all or nothing: no intermediate value is ever written (coalesced saves and
+  /// flushes wait for its end; ``save()`` and ``flush()`` inside it are part of it and return at
+  /// once), a body that throws restores the value the transaction began with and writes nothing,
+  /// and a process killed meanwhile leaves the file as it was. Every change of the value while it
+  /// runs is part of it, whichever task makes it.
+  ///
+  /// - Throws: What `body` threw (then nothing it changed is kept); ``SharedSaveError`` when the
+  ///   value could not be refreshed or written (then the change stays in memory, pending, and
+  ///   ``saveError`` says so).
   public func withTransaction<R>(
     isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
   ) async throws -> R {
