@@ -59,9 +59,13 @@ extension SharedReference {
   }
 
   /// Tells the machine that the value changed, unless a save that will see it is armed.
+  ///
+  /// NB: a relaxed load is enough. The lane clears the flag before it takes the value's lock to
+  /// snapshot, and a mutation reads it after releasing that lock, so a mutation the snapshot
+  /// missed always sees the flag cleared and tells the machine.
   @usableFromInline
   func didMutate() {
-    if !saveIsArmed.load(ordering: .acquiring) { send(.mutated) }
+    if !saveIsArmed.load(ordering: .relaxed) { send(.mutated) }
   }
 
   /// Tells the machine that the stored data may have changed outside this reference.

@@ -36,7 +36,8 @@ extension SharedReference {
       // A read that raced this mutation stored the flag before taking the lock, so it is seen
       // here, and observers are told after the fact.
       if readMeanwhile { notifyObserversAfterTheFact() }
-      if persists { didMutate() }
+      // NB: the armed check inline: once a save is armed, a mutation costs one relaxed load.
+      if persists && !saveIsArmed.load(ordering: .relaxed) { didMutate() }
     }
     return try storage.withLock { value in
       defer {
