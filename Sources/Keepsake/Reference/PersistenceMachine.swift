@@ -244,7 +244,10 @@ struct PersistenceMachine: Sendable {
   /// Requests waiting for the running job (or the open transaction) to end, in order.
   private(set) var queue: [(Purpose, Waiter)] = []
   private(set) var wantsReload = false
+  /// A save is due once the running job (or the open transaction) ends.
   private(set) var wantsSave = false
+  /// Preferences: queued writes are to be made durable once the running job ends.
+  private(set) var wantsSync = false
 
   init(
     kind: Kind, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
@@ -355,7 +358,7 @@ struct PersistenceMachine: Sendable {
     // NB: a preferences write is acknowledged only once it is durable (rule "An acknowledged
     // save is on disk"): its error is cleared by the synchronization.
     if job == nil { return start(.synchronize, waiters: []) }
-    wantsSave = true
+    wantsSync = true
     return []
   }
 
@@ -534,8 +537,10 @@ struct PersistenceMachine: Sendable {
       var readableAgain = false
       if loadError != nil, changed || isLoad(job.purpose) {
         // The stored data is readable again (a newer app migrated it, someone restored it).
+        // Invariant 1: a change made while it was unreadable armed no save; one follows now.
         stored = .readable
         readableAgain = true
+        wantsSave = true
         effects.append(.publish(.loadError))
         if case .protected = saveError { effects += setSaveError(nil) }
       }
@@ -649,8 +654,14 @@ struct PersistenceMachine: Sendable {
         effects.append(.keepSnapshot)
         if !flaws.contains(.savesInsideTransactions) { effects.append(.saveIsArmed(true)) }
       }
-    case .commit, .rollback:
+    case .commit:
       inTransaction = false
+      effects.append(.saveIsArmed(false))
+    case .rollback:
+      inTransaction = false
+      // NB: a change made while the transaction started (after its snapshot) is restored
+      // unsaved; a save follows, and finds it (invariant 1).
+      wantsSave = true
       effects.append(.saveIsArmed(false))
     default:
       break
@@ -683,7 +694,11 @@ struct PersistenceMachine: Sendable {
     }
     if wantsSave {
       wantsSave = false
-      return start(kind == .preferences ? .synchronize : .save(force: false), waiters: [])
+      return start(.save(force: false), waiters: [])
+    }
+    if wantsSync {
+      wantsSync = false
+      return start(.synchronize, waiters: [])
     }
     return []
   }

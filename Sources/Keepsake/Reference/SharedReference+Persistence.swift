@@ -50,7 +50,7 @@ extension SharedReference {
       case .publish(let change):
         publish(change)
       case .keepSnapshot:
-        work.snapshot = storage.withLock { $0 }
+        work.snapshot = storage.withLock { ($0, generation == savedGeneration) }
       case .complete(let waiters, let outcome):
         for waiter in waiters { waiter.resume(outcome) }
       }
@@ -245,13 +245,16 @@ extension SharedReference {
   }
 
   /// Puts back the value a transaction began with; what it changed is not saved (invariant 2).
+  ///
+  /// The value is as saved as it was then: a change made while the transaction started, after
+  /// its write, stays pending (invariant 1; found by the `simulation` campaign).
   private func restoreSnapshot() {
     guard let snapshot = work.snapshot else { return }
     work.snapshot = nil
     storage.withLock { current in
-      current = snapshot
+      current = snapshot.value
       generation &+= 1
-      savedGeneration = generation
+      if snapshot.saved { savedGeneration = generation }
     }
     notifyObserversAfterTheFact()
   }
@@ -367,8 +370,8 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var copy: Data?
   /// The value to write, and its generation.
   var plan: (value: Value, generation: UInt64)?
-  /// The value an open transaction began with.
-  var snapshot: Value?
+  /// The value an open transaction began with, and whether it was saved then.
+  var snapshot: (value: Value, saved: Bool)?
   /// Where the last quarantine copy was put.
   var quarantined: URL?
 }

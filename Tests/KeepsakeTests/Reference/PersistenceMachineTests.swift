@@ -223,9 +223,28 @@ struct PersistenceMachineTests {
     let effects = Self.send(&machine, .request(.rollback, caller.waiter, insideTransaction: false))
     #expect(Self.step(effects) == .restore)
     #expect(Self.step(Self.send(&machine, .restored)) == .unlock)
-    Self.send(&machine, .unlocked)
+    let after = Self.send(&machine, .unlocked)
     #expect(caller.ended && !caller.failed)
+    // A change made while the transaction started is restored unsaved (found by the
+    // simulation campaign): a save follows, and finds it.
+    #expect(Self.step(after) == .checkPending)
+    Self.send(&machine, .checked(pending: false))
     #expect(machine.phase == .clean)
+  }
+
+  @Test("A load that finds the data readable again saves the change made meanwhile")
+  func loadThatClearsProtectionSaves() {
+    // Found by the simulation campaign: the file unreadable at launch, a change, the file
+    // deleted, `load()`: protection cleared, and nothing ever saved the change.
+    var machine = Self.file(loadError: Self.loadError)
+    Self.send(&machine, .mutated)
+    let caller = Caller()
+    Self.send(&machine, .request(.load, caller.waiter, insideTransaction: false))
+    Self.send(&machine, .found(changed: false))
+    #expect(machine.loadError == nil)
+    let after = Self.send(&machine, .reconciled(.init()))
+    #expect(caller.ended && !caller.failed)
+    #expect(Self.step(after) == .checkPending, "a save follows, and finds the change")
   }
 
   @Test("A committed transaction is written before its lock is released; what waited runs after")
