@@ -20,6 +20,7 @@ extension SharedReference {
     var adopted: FileIdentity??
     var conflictCopy: Data?
     var resolution: SharedConflict.Resolution?
+    var prunedCopies: [URL] = []  // paths: older conflict copies removed (FileStorageKey+Copies)
   }
 
   /// Saves through the cross-process protocol.
@@ -84,8 +85,9 @@ extension SharedReference {
     do {
       if let theirs = plan.conflictCopy {
         // Theirs is kept durably before ours replaces it: a crash in between loses neither.
-        let copy = try key.keepConflictCopy(theirs, in: context)
-        plan.resolution = .keptBoth(copy: copy)
+        let kept = try key.keepConflictCopy(theirs, in: context)
+        plan.resolution = .keptBoth(copy: kept.url)
+        plan.prunedCopies = kept.pruned  // paths: the app is told of pruned copies
       }
       try key.write(plan.snapshot, in: context)
     } catch {
@@ -95,7 +97,9 @@ extension SharedReference {
     if key.merge != nil { base.withLock { $0 = plan.snapshot } }
     setSaveError(nil)
     if let resolution = plan.resolution {
-      report(SharedConflict(keyID: key.id, url: key.url, resolution: resolution))
+      report(
+        SharedConflict(
+          keyID: key.id, url: key.url, resolution: resolution, prunedCopies: plan.prunedCopies))
     }
     if let bodyError { throw bodyError }
   }
