@@ -80,7 +80,12 @@ package enum Quarantine {
     let folder = url.deletingLastPathComponent()
     let (stem, ext) = parts(of: url.lastPathComponent)
     let stamp = timestamp(date)
-    var counter = 1
+    // NB: after the newest copy of this second, never in a gap a removed copy left: names must
+    // sort in the order the copies were made, for the oldest and newest to be told apart.
+    var counter =
+      existingNames.compactMap(parse).filter {
+        $0.stem == stem && $0.ext == ext && $0.marker == marker && $0.stamp == stamp
+      }.map(\.counter).max().map { $0 + 1 } ?? 1
     while true {
       let name = CopyName(stem: stem, marker: marker, stamp: stamp, counter: counter, ext: ext)
       let text = format(name)

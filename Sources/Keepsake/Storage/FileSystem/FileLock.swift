@@ -43,7 +43,7 @@ package final class FileLock: Sendable {
   }
 
   /// The name of the lock file of the file named `name`.
-  static func lockFileName(for name: String) -> String {
+  package static func lockFileName(for name: String) -> String {
     FileName.fitting(name, within: FileSystemLimits.maximumNameLength - suffix.utf8.count)
       + suffix
   }

@@ -7,20 +7,20 @@
 /// at a character, then `~` and 16 hexadecimal digits of a digest of the whole name, so two long
 /// names that start alike still get names of their own, and every process makes the same name
 /// for the same file (which is what lets them share one lock file).
-enum FileName {
+package enum FileName {
   /// The length of what ``fitting(_:within:)`` puts after the start of a shortened name.
-  static let digestLength = 17
+  package static let digestLength = 17
 
   /// `name` when it is at most `budget` bytes long in UTF-8, else a shortened stand-in of at most
   /// `budget` bytes.
-  static func fitting(_ name: String, within budget: Int) -> String {
+  package static func fitting(_ name: String, within budget: Int) -> String {
     let length = name.utf8.count
     guard length > budget else { return name }
     return prefix(of: name, bytes: max(0, budget - digestLength)) + "~" + digest(name)
   }
 
   /// Whether `name` has the shape ``fitting(_:within:)`` gives a shortened name.
-  static func looksShortened(_ name: Substring) -> Bool {
+  package static func looksShortened(_ name: Substring) -> Bool {
     let bytes = Array(name.utf8)
     guard bytes.count >= digestLength, bytes[bytes.count - digestLength] == UInt8(ascii: "~")
     else { return false }
@@ -50,7 +50,7 @@ enum FileName {
   /// file's lock name, or two of them would lock different files and overwrite each other. It
   /// needs no cryptographic strength: it only separates long names that share a start, in one
   /// folder.
-  static func digest(_ name: String) -> String {
+  package static func digest(_ name: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in name.utf8 {
       hash ^= UInt64(byte)

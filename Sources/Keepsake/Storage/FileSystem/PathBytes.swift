@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Paths as the system has them: bytes, which are not always valid UTF-8.
 ///
 /// Keepsake names files with `String`s, which hold only valid Unicode. A name made of other bytes
@@ -58,10 +66,47 @@ package enum PathBytes {
   }
 }
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
+extension PathBytes {
+  /// The program's arguments after its name, from the raw `argv`, each checked to be valid
+  /// UTF-8: `CommandLine.arguments` would have turned a bad byte into U+FFFD, a look-alike name.
+  ///
+  /// - Throws: ``UnrepresentableText`` for the first argument that is not valid UTF-8.
+  package static func commandLineArguments() throws(UnrepresentableText) -> [String] {
+    var arguments: [String] = []
+    for index in 1..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      guard let argument = string(cString: pointer) else {
+        throw UnrepresentableText(
+          what: "argument \(index)", bytes: escaped(bytes(cString: pointer)))
+      }
+      arguments.append(argument)
+    }
+    return arguments
+  }
+
+  /// The value of the environment variable `name`, checked to be valid UTF-8; `nil` when it is
+  /// not set.
+  ///
+  /// - Throws: ``UnrepresentableText`` when it is not valid UTF-8.
+  package static func environmentValue(_ name: String) throws(UnrepresentableText) -> String? {
+    guard let pointer = getenv(name) else { return nil }
+    guard let value = string(cString: pointer) else {
+      throw UnrepresentableText(what: "$\(name)", bytes: escaped(bytes(cString: pointer)))
+    }
+    return value
+  }
+}
+
+/// A command-line argument or an environment variable that is not valid UTF-8, which a program
+/// refuses rather than open a look-alike file.
+package struct UnrepresentableText: Error, Equatable, Sendable, CustomStringConvertible {
+  /// Which one: `argument 2`, `$HOME`.
+  package var what: String
+  /// Its bytes, escaped (see ``PathBytes/escaped(_:)``).
+  package var bytes: String
+
+  package var description: String {
+    "\(what) (\(bytes)) is not valid UTF-8, so it cannot be taken exactly and nothing was done; "
+      + "if it names a file or folder, rename that to a UTF-8 name (for example with convmv)"
+  }
+}
