@@ -58,7 +58,8 @@ let package = Package(
 
     .testTarget(
       name: "KeepsakeTests", dependencies: ["Keepsake", "KeepsakeTesting", "DraftsFeature"]),
-    .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
+    .testTarget(
+      name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake", "KeepsakeTesting"]),
     .testTarget(
       name: "KeepsakeStressTests",
       dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake", "KeepsakeTesting"]),

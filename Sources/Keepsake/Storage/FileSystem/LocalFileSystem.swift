@@ -213,6 +213,8 @@ package struct LocalFileSystem: FileSystem {
 
   /// Creates a temporary file beside `target`, fills it with `fill`, and flushes it to disk;
   /// removes it again when anything fails.
+  ///
+  /// Errors name `target`, the file the app knows: the temporary file is Keepsake's own.
   private func writeTemporary(
     besides target: URL, mode: mode_t?, fill: (Int32, String) throws -> Void
   ) throws -> URL {
@@ -220,7 +222,7 @@ package struct LocalFileSystem: FileSystem {
       TemporaryFile.name(for: target.lastPathComponent))
     let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
     guard fd >= 0 else {
-      throw FileSystemError(.write, path: temporary.path, reason: .init(errno: errno))
+      throw FileSystemError(.write, path: target.path, reason: .init(errno: errno))
     }
     var succeeded = false
     defer {
@@ -229,9 +231,9 @@ package struct LocalFileSystem: FileSystem {
     do {
       defer { _ = calls.close(fd) }
       if let mode { _ = calls.fchmod(fd, mode) }
-      try fill(fd, temporary.path)
+      try fill(fd, target.path)
       guard calls.fullFsync(fd) == 0 else {
-        throw FileSystemError(.fsync, path: temporary.path, reason: .init(errno: errno))
+        throw FileSystemError(.fsync, path: target.path, reason: .init(errno: errno))
       }
     }
     succeeded = true
