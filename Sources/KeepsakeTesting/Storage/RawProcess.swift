@@ -33,7 +33,9 @@ package enum RawProcess {
   ) throws -> Ended {
     let argv = ([Array(path.utf8)] + arguments).map(cString)
     let envp = environment.map(cString)
-    defer { (argv + envp).forEach { $0?.deallocate() } }
+    defer {
+      for pointer in argv + envp { pointer?.deallocate() }
+    }
     var errors: [Int32] = [0, 0]
     var output: [Int32] = [0, 0]
     guard pipe(&errors) == 0 else { throw POSIXError(.EIO) }
