@@ -164,7 +164,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     guard pathProblem == nil else { return self }
     var copy = self
     do {
-      copy.file = try context.fileSystem.resolve(url)
+      copy.file = try context.fileSystem.resolve(url, folders: context.resolvedFolders)
+      // The common case, a path without links: the key is already what it should be.
+      if copy.file == url { return self }
       copy.pathProblem = Self.problem(withPath: copy.file.path)
     } catch let error as FileSystemError where error.reason == .linkLoop {
       return self

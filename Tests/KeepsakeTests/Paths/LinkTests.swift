@@ -66,6 +66,26 @@ struct LinkTests {
       other.wrappedValue == [Item(id: 7)], "a change through one is seen through the other at once")
   }
 
+  @Test("Once a folder is known, each key's own link is still followed")
+  func linkInAKnownFolder() throws {
+    let disk = try RealDisk()
+    try FileManager.default.createDirectory(
+      at: disk.file("real"), withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: disk.file("linked").path, withDestinationPath: "real")
+    try Data("[]".utf8).write(to: disk.file("real/one.json"))
+    let process = disk.process()
+    let one = disk.shared(
+      .fileStorage(disk.file("linked/one.json")), in: process, default: [Item]())
+    // Made after the key above, in the same folder: the folder's resolution is reused.
+    try FileManager.default.createSymbolicLink(
+      atPath: disk.file("real/alias.json").path, withDestinationPath: "one.json")
+    let alias = disk.shared(
+      .fileStorage(disk.file("linked/alias.json")), in: process, default: [Item]())
+    #expect(alias.keyID == one.keyID)
+    #expect(one.keyID.name.hasSuffix("/real/one.json"))
+  }
+
   @Test("A save through one spelling inside a transaction on another returns at once")
   func noDeadlockBetweenSpellings() async throws {
     let disk = try RealDisk()

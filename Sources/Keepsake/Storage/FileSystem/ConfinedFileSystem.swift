@@ -28,7 +28,16 @@ struct ConfinedFileSystem: FileSystem {
   /// the root); a link that leads out of the root leads to the same place under it, so nothing
   /// outside is ever reached.
   func resolve(_ url: URL) throws -> URL {
-    let resolved = try base.resolve(confine(url)).standardizedFileURL.path
+    try unconfine(try base.resolve(confine(url)))
+  }
+
+  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    try unconfine(try base.resolve(confine(url), folders: folders))
+  }
+
+  /// A path resolved under the root, as the app names it.
+  private func unconfine(_ url: URL) throws -> URL {
+    let resolved = url.standardizedFileURL.path
     for prefix in [root.standardizedFileURL.path, resolvedRoot]
     where resolved.hasPrefix(prefix + "/") {
       return URL(fileURLWithPath: String(resolved.dropFirst(prefix.count)))

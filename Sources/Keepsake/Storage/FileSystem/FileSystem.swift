@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The file operations Keepsake needs, behind a seam so tests never touch the real disk.
 ///
@@ -61,6 +62,11 @@ package protocol FileSystem: Sendable {
   ///   long, a link to a name that is not valid UTF-8.
   func resolve(_ url: URL) throws -> URL
 
+  /// ``resolve(_:)``, taking the resolution of `url`'s folder from `folders` when it is there,
+  /// and putting it there when the folder exists: the links on the way to a folder are then
+  /// followed once per folder, and each key's creation examines only its own name.
+  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL
+
   /// Removes the file at `url`; removing a missing file is not an error.
   func removeItem(at url: URL) throws
 
@@ -111,6 +117,11 @@ extension FileSystem {
   /// The path as written, standardized: for file systems without symbolic links.
   package func resolve(_ url: URL) throws -> URL { url.standardizedFileURL }
 
+  /// ``resolve(_:)`` itself, for file systems that keep nothing per folder.
+  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    try resolve(url)
+  }
+
   /// Reads a whole file of at most ``FileSystemLimits/defaultMaximumFileSize`` bytes.
   ///
   /// The same as ``contents(of:maximumSize:)`` with the default limit: a FIFO, a device, a
@@ -120,6 +131,21 @@ extension FileSystem {
   /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
   package func contents(of url: URL) throws -> Data? {
     try contents(of: url, maximumSize: FileSystemLimits.defaultMaximumFileSize)
+  }
+}
+
+/// The folders whose links a storage context has resolved, by the path they were named by (see
+/// ``FileSystem/resolve(_:folders:)``).
+package final class ResolvedFolders: Sendable {
+  private let paths = Mutex<[String: String]>([:])
+
+  /// Creates an empty record.
+  package init() {}
+
+  /// The resolved path of the folder named `path`, if it was resolved.
+  package subscript(path: String) -> String? {
+    get { paths.withLock { $0[path] } }
+    set { paths.withLock { $0[path] = newValue } }
   }
 }
 

@@ -48,6 +48,42 @@ extension LocalFileSystem {
     }
   }
 
+  /// ``resolve(_:)`` with the folder's resolution kept in `folders`: one `lstat` of the file's
+  /// own name once its folder is known, against a `realpath` that examines every name on the way
+  /// (measured here: about 2 µs against 7 µs, on a key's creation).
+  ///
+  /// NB: a folder is resolved once per storage context: a link on the way to it that is changed
+  /// while the app runs takes effect in the next context (the next launch). The file's own name
+  /// is examined every time.
+  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    let path = Self.lexical(url.path)
+    let (parent, name) = Self.split(path)
+    guard name != "..", name != ".", !name.isEmpty else { return try resolve(url) }
+    let folder: String
+    if let known = folders[parent] {
+      folder = known
+    } else {
+      // Only a folder that exists is kept: a missing one may yet be made a link.
+      guard let real = try? Self.realPath(parent) else { return try resolve(url) }
+      folders[parent] = real
+      folder = real
+    }
+    let candidate = folder == "/" ? "/" + name : folder + "/" + name
+    var info = stat()
+    guard lstat(candidate, &info) == 0 else {
+      switch errno {
+      case ENOENT: return candidate == url.path ? url : URL(fileURLWithPath: candidate)
+      default: return try resolve(url)
+      }
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return candidate == url.path ? url : URL(fileURLWithPath: candidate)
+    case S_IFLNK: return try resolve(URL(fileURLWithPath: candidate))
+    // A FIFO, a device or a folder stays as the app named it, as in `resolve(_:)`.
+    default: return url
+    }
+  }
+
   /// Why a path could not be resolved: a reason to report, or a path to leave as written.
   private enum ResolutionFailure: Error {
     case failed(FileSystemError.Reason)
@@ -75,7 +111,7 @@ extension LocalFileSystem {
   }
 
   /// `realpath` of `path`, or `nil` when something on the way does not exist.
-  private static func realPath(_ path: String) throws -> String? {
+  fileprivate static func realPath(_ path: String) throws -> String? {
     guard let resolved = realpath(path, nil) else {
       switch errno {
       case ENOENT: return nil
@@ -123,7 +159,7 @@ extension LocalFileSystem {
   }
 
   /// The folder and the name of an absolute path.
-  private static func split(_ path: String) -> (parent: String, name: String) {
+  fileprivate static func split(_ path: String) -> (parent: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return ("/", path) }
     let parent = String(path[..<slash])
     return (parent.isEmpty ? "/" : parent, String(path[path.index(after: slash)...]))
