@@ -57,8 +57,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
-  ///   - maximumFileSize: The largest file the key reads. A larger one sets ``Shared/loadError``
-  ///     naming its size and the limit, is not read, and is left as it is.
+  ///   - maximumFileSize: The largest file the key reads, and writes. A larger file sets
+  ///     ``Shared/loadError`` naming its size and the limit, is not read, and is left as it is; a
+  ///     value that encodes to more is not written (``Shared/saveError`` names both sizes).
   ///   - loadsInBackground: Read the file off the caller's thread: the value is the default,
   ///     with ``Shared/isLoading`` true, until it is read. For large files read at launch.
   ///   - merge: How a pending change merges with another process's change of the file. By
@@ -330,7 +331,8 @@ extension SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
-  ///   - maximumFileSize: The largest file the key reads; a larger one is refused unread.
+  ///   - maximumFileSize: The largest file the key reads and writes; a larger file is refused
+  ///     unread, and a value that encodes to more is not written.
   ///   - loadsInBackground: Read the file off the caller's thread (``Shared/isLoading``).
   ///   - merge: How a pending change merges with another process's change of the file; by
   ///     default ``SharedMergeable`` values merge and others keep both versions.

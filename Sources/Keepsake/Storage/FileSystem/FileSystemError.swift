@@ -189,7 +189,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
         + ": the disk may be failing; copy the data somewhere safe"
     case (_, .posix(EISDIR)) where untouched:
       return "; a folder has the file's name, and it was left as it was: move it away"
-    case (_, .posix), (_, .alreadyExists):
+    case (_, .posix):
       return untouched ? "; the file is as it was" : ""
     default:
       return ""
