@@ -46,7 +46,9 @@ extension StorageContext {
   /// `key` as this context's file system sees it: a file key with its file's links resolved,
   /// so every spelling of one file finds one reference (see ``FileStorageKey/id``).
   private func resolved<Key: SharedKey>(_ key: Key) -> Key {
-    guard let file = key as? any ContextResolvedKey else { return key }
+    // NB: a cast to the concrete type, not to a protocol: a few nanoseconds for every other
+    // key, against about 45 for a protocol conformance check (measured).
+    guard let file = key as? FileStorageKey<Key.Value> else { return key }
     return file.resolved(in: self) as? Key ?? key
   }
 
@@ -99,12 +101,3 @@ extension StorageContext {
     if let firstError { throw firstError }
   }
 }
-
-/// A key whose identity depends on the context's storage: a file key, whose file is found by
-/// following links on the context's file system.
-protocol ContextResolvedKey: SharedKey {
-  /// The key as used in `context`.
-  func resolved(in context: StorageContext) -> Self
-}
-
-extension FileStorageKey: ContextResolvedKey {}

@@ -198,6 +198,14 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
 }
 
 extension FileSystemError: DescribesUntouchedData {
+  /// A name or path the system cannot take is a problem of the key's path, not of its data.
+  var isAboutThePath: Bool {
+    switch reason {
+    case .nameTooLong, .pathTooLong, .nameNotUTF8: true
+    default: false
+    }
+  }
+
   /// The reasons for refusing a bad file say that it was left untouched (rule "Bad files get a
   /// clear error at once").
   var saysDataIsUntouched: Bool {
