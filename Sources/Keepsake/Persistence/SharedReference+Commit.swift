@@ -20,7 +20,7 @@ extension SharedReference {
     var adopted: FileIdentity??
     var conflictCopy: Data?
     var resolution: SharedConflict.Resolution?
-    var prunedCopies: [URL] = []  // paths: older conflict copies removed (FileStorageKey+Copies)
+    var prunedCopies: [URL] = []  // issue 22: older conflict copies removed to bound them
   }
 
   /// Saves through the cross-process protocol.
@@ -87,7 +87,7 @@ extension SharedReference {
         // Theirs is kept durably before ours replaces it: a crash in between loses neither.
         let kept = try key.keepConflictCopy(theirs, in: context)
         plan.resolution = .keptBoth(copy: kept.url)
-        plan.prunedCopies = kept.pruned  // paths: the app is told of pruned copies
+        plan.prunedCopies = kept.pruned  // issue 22: the app is told which copies were pruned
       }
       try key.write(plan.snapshot, in: context)
     } catch {
