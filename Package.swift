@@ -74,7 +74,8 @@ let package = Package(
         "Keepsake", "KeepsakeTesting", "DraftsFeature", "KeepsakeStress", "keepsake-stress",
       ]),
     .testTarget(name: "KeepsakeJSONTests", dependencies: ["KeepsakeJSON", "DraftsFeature"]),
-    .testTarget(name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake"]),
+    .testTarget(
+      name: "KeepsakeToolTests", dependencies: ["keepsake", "Keepsake", "KeepsakeTesting"]),
     .testTarget(
       name: "KeepsakeStressTests",
       dependencies: ["KeepsakeStress", "keepsake-stress", "Keepsake", "KeepsakeTesting"]),

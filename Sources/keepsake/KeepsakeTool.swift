@@ -3,8 +3,8 @@ import Keepsake
 
 /// The `keepsake` support tool: inspect Keepsake files, list quarantine copies, restore one.
 ///
-/// Every command only reads, except `restore`, which keeps the file it replaces as a quarantine
-/// copy in turn, so nothing is ever lost.
+/// Every command only reads, except `restore`, which keeps the file it replaces as a kept copy
+/// (`name.kept-<time>.ext`), so nothing is ever lost.
 struct KeepsakeTool {
   let fileSystem: any FileSystem
 
@@ -13,9 +13,10 @@ struct KeepsakeTool {
 
     commands:
       inspect FILE                 describe a Keepsake file (never modifies it)
-      quarantined FOLDER           list the quarantine and conflict copies in a folder
-      restore QUARANTINE_FILE      put a quarantine copy back in place of its file; the current
-                                   file is kept as a quarantine copy in turn
+      quarantined FOLDER           list the quarantine, conflict and kept copies in a folder
+      restore COPY [FILE]          put a copy back in place of its file (FILE, for a copy whose
+                                   name was shortened to fit); the current file is kept as a
+                                   kept copy in turn
     """
 
   /// Runs the command in `arguments` and returns what it prints.
@@ -31,7 +32,12 @@ struct KeepsakeTool {
     switch command {
     case "inspect": return try inspect(try onePath())
     case "quarantined": return try quarantined(in: try onePath())
-    case "restore": return try restore(try onePath())
+    case "restore":
+      guard (1...2).contains(rest.count) else {
+        throw ToolError("restore needs a copy, and optionally the file to restore it to")
+      }
+      return try restore(
+        URL(fileURLWithPath: rest[0]), to: rest.count == 2 ? URL(fileURLWithPath: rest[1]) : nil)
     case "help", "-h", "--help": return Self.usage
     default: throw ToolError("unknown command '\(command)'\n\n\(Self.usage)")
     }
@@ -81,21 +87,46 @@ struct KeepsakeTool {
     guard !copies.isEmpty else { return "No quarantine copies in \(folder.path)." }
     return copies.map { name in
       let url = folder.appendingPathComponent(name)
-      let size = (try? fileSystem.contents(of: url))??.count ?? 0
-      let original = Quarantine.originalURL(of: url)?.lastPathComponent ?? "?"
-      return "\(name)  (\(size) bytes, copy of \(original))"
+      // NB: the size from the file's identity: a quarantined file may be far over any limit.
+      let size = (try? fileSystem.identity(of: url))?.size ?? 0
+      let kind = Quarantine.parse(name)?.kind ?? "copy"
+      let original =
+        Quarantine.originalURL(of: url, among: names)?.lastPathComponent
+        ?? "a file whose name was shortened to fit, not in this folder"
+      return "\(name)  (\(kind), \(size) bytes, copy of \(original))"
     }.joined(separator: "\n")
   }
 
   // MARK: - restore
 
-  func restore(_ quarantine: URL) throws(ToolError) -> String {
-    guard let original = Quarantine.originalURL(of: quarantine) else {
+  func restore(_ copy: URL, to file: URL? = nil) throws(ToolError) -> String {
+    guard Quarantine.isCopy(named: copy.lastPathComponent) else {
       throw ToolError(
-        "\(quarantine.lastPathComponent) is not a quarantine copy (its name has no "
-          + "'\(Quarantine.marker)' or '\(Quarantine.conflictMarker)')")
+        "\(copy.lastPathComponent) is not a quarantine copy (its name has no "
+          + "'\(Quarantine.marker)', '\(Quarantine.conflictMarker)' or "
+          + "'\(Quarantine.keptMarker)' followed by a time)")
     }
-    let bytes = try read(quarantine)
+    let folder = copy.deletingLastPathComponent()
+    let original: URL
+    if let file {
+      guard Quarantine.isCopy(named: copy.lastPathComponent, of: file.lastPathComponent),
+        file.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL
+      else {
+        throw ToolError(
+          "\(copy.lastPathComponent) is not a copy of \(file.path); nothing was changed")
+      }
+      original = file
+    } else {
+      let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
+      guard let found = Quarantine.originalURL(of: copy, among: names) else {
+        throw ToolError(
+          "the name of \(copy.lastPathComponent) was shortened to fit the file system's limit, "
+            + "and no file in \(folder.path) has the name it stands for; name the file to "
+            + "restore: keepsake restore COPY FILE")
+      }
+      original = found
+    }
+    let bytes = try read(copy)
     var kept: URL?
     do {
       // NB: under the file's lock, like every Keepsake save, so a running app's save cannot
@@ -103,20 +134,24 @@ struct KeepsakeTool {
       // that share a file lose nothing", DataSafety.md).
       let lock = try fileSystem.lockExclusively(original)
       defer { lock.release() }
-      if let current = try fileSystem.contents(of: original) {
-        let names = Set(
-          try fileSystem.contentsOfDirectory(at: original.deletingLastPathComponent()))
-        let copy = Quarantine.url(
-          for: original, existingNames: names.union([quarantine.lastPathComponent]))
-        try fileSystem.writeAtomically(current, to: copy)
-        kept = copy
+      // The file it replaces is kept, named as a kept copy: it is not damaged, only replaced.
+      var taken = Set(try fileSystem.contentsOfDirectory(at: folder)).union([copy.lastPathComponent]
+      )
+      while kept == nil {
+        let name = Quarantine.url(
+          for: original, existingNames: taken, marker: Quarantine.keptMarker)
+        do {
+          if try fileSystem.copyItem(at: original, toNew: name) { kept = name } else { break }
+        } catch let error as FileSystemError where error.reason == .alreadyExists {
+          taken.insert(name.lastPathComponent)
+        }
       }
       try fileSystem.writeAtomically(bytes, to: original)
-      try fileSystem.removeItem(at: quarantine)
+      try fileSystem.removeItem(at: copy)
     } catch {
       throw ToolError("could not restore \(original.path): \(error); nothing was lost")
     }
-    var message = "Restored \(original.path) from \(quarantine.lastPathComponent)."
+    var message = "Restored \(original.path) from \(copy.lastPathComponent)."
     if let kept { message += " The file it replaced was kept as \(kept.lastPathComponent)." }
     return message
   }

@@ -5,10 +5,17 @@ import Keepsake
 // pending before the tool ends by the signal.
 StorageContext.flushOnTermination()
 do {
-  let output = try KeepsakeTool(fileSystem: LocalFileSystem())
-    .run(Array(CommandLine.arguments.dropFirst()))
+  // NB: from the raw `argv`: a path that is not valid UTF-8 is refused, never turned into a
+  // look-alike name (see `PathBytes`).
+  let arguments: [String]
+  do {
+    arguments = try PathBytes.commandLineArguments()
+  } catch {
+    throw ToolError(error.description)
+  }
+  let output = try KeepsakeTool(fileSystem: LocalFileSystem()).run(arguments)
   print(output)
-} catch {
+} catch let error as ToolError {
   FileHandle.standardError.write(Data("keepsake: \(error.message)\n".utf8))
   exit(1)
 }

@@ -19,6 +19,8 @@ struct CorruptionFuzzCampaignTests {
     #expect((report[figure: "refused with loadError"] ?? 0) > 300)
     #expect((report[figure: "still readable (loaded)"] ?? 0) > 0, "some damage is harmless")
     #expect(report[figure: "bad files refused at once"] == BadFileCase.allCases.count, "\(report)")
+    #expect(report[figure: "odd paths that worked"] == OddPathCase.allCases.count, "\(report)")
+    #expect(report[figure: "odd paths that failed"] == 0, "\(report)")
     #expect(report[figure: "bad files hung"] == 0, "\(report)")
     #expect(report[figure: "bad files crashed"] == 0, "\(report)")
     #expect(report[figure: "bad files modified"] == 0, "\(report)")

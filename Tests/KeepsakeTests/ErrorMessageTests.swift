@@ -61,7 +61,8 @@ struct ErrorMessageTests {
       (
         FileSystemError(.read, path: "/data/drafts.json", reason: .permissionDenied),
         "The file /data/drafts.json could not be read: Could not read /data/drafts.json: "
-          + "permission denied." + untouched + whatToDo
+          + "permission denied; nothing was changed: allow this user to read the file and its "
+          + "folder." + untouched + whatToDo
       ),
       // Errors that already say the data was left untouched are not followed by a second time.
       (
@@ -168,8 +169,9 @@ struct ErrorMessageTests {
     #expect(
       write.description
         == "Could not save file(/data/drafts.json): Could not write /data/drafts.json: the disk "
-        + "is full. The previously saved data is intact; the change is kept in memory and saved "
-        + "again on the next change or flush.")
+        + "is full; the file is as it was: free some space and save again. The previously saved "
+        + "data is intact; the change is kept in memory and saved again on the next change or "
+        + "flush.")
     let load = SharedLoadError(
       keyID: Self.drafts, url: Self.url,
       underlying: FormatError.versionFromFuture(found: 4, supported: 3))

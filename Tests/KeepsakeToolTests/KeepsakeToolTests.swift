@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Keepsake
+import KeepsakeTesting
 import Testing
 
 @testable import keepsake
@@ -68,11 +69,13 @@ struct KeepsakeToolTests {
     let copy = folder.appendingPathComponent("drafts.quarantined-20261129T210300Z.json")
     disk.setContents(Data("bad".utf8), at: copy)
     let output = try tool.run(["quarantined", folder.path])
-    #expect(output == "drafts.quarantined-20261129T210300Z.json  (3 bytes, copy of drafts.json)")
+    #expect(
+      output
+        == "drafts.quarantined-20261129T210300Z.json  (quarantined, 3 bytes, copy of drafts.json)")
     #expect(try tool.run(["quarantined", "/empty"]).hasPrefix("No quarantine copies"))
   }
 
-  @Test("restore puts the copy back and keeps the replaced file as a quarantine copy")
+  @Test("restore puts the copy back and keeps the replaced file as a kept copy, not as damage")
   func restore() throws {
     let current = Data("current".utf8)
     let saved = Data("saved".utf8)
@@ -83,9 +86,13 @@ struct KeepsakeToolTests {
     #expect(output.hasPrefix("Restored /data/drafts.json"))
     #expect(disk.files[file.path] == saved)
     #expect(disk.files[copy.path] == nil)
-    let kept = disk.files.filter { $0.key.contains(Quarantine.marker) }
+    #expect(!disk.files.keys.contains { $0.contains(Quarantine.marker) })
+    let kept = disk.files.filter { $0.key.contains(Quarantine.keptMarker) }
     #expect(kept.count == 1)
     #expect(kept.first?.value == current)
+    let name = try #require(kept.first.map { URL(fileURLWithPath: $0.key).lastPathComponent })
+    #expect(output.hasSuffix("The file it replaced was kept as \(name)."))
+    #expect(try tool.run(["quarantined", folder.path]).contains("\(name)  (kept, 7 bytes"))
   }
 
   @Test("Conflict copies are listed and restored like quarantine copies, under the file's lock")
@@ -94,14 +101,103 @@ struct KeepsakeToolTests {
     let copy = folder.appendingPathComponent("drafts.conflict-20261201T090000Z.json")
     disk.setContents(Data("theirs".utf8), at: copy)
     let listing = try tool.run(["quarantined", folder.path])
-    #expect(listing == "drafts.conflict-20261201T090000Z.json  (6 bytes, copy of drafts.json)")
+    #expect(
+      listing == "drafts.conflict-20261201T090000Z.json  (conflict, 6 bytes, copy of drafts.json)")
     let output = try tool.run(["restore", copy.path])
     #expect(output.hasPrefix("Restored /data/drafts.json"))
     #expect(disk.files[file.path] == Data("theirs".utf8))
     #expect(
-      disk.files.filter { $0.key.contains(Quarantine.marker) }.first?.value == Data("ours".utf8))
+      disk.files.filter { $0.key.contains(Quarantine.keptMarker) }.first?.value
+        == Data("ours".utf8))
     #expect(
       disk.operations.contains { $0.operation == .lock && $0.path == "/data/drafts.json.lock" })
     #expect(!disk.isLocked(file))
+  }
+
+  /// A file name of 250 bytes, whose copies' names are shortened to fit.
+  static let longName = String(repeating: "d", count: 245) + ".json"
+
+  @Test("A copy of a long name, shortened to fit, is listed and restored to its file")
+  func shortenedCopy() throws {
+    let file = folder.appendingPathComponent(Self.longName)
+    disk.setContents(Data("current".utf8), at: file)
+    let copy = Quarantine.url(for: file, marker: Quarantine.conflictMarker)
+    #expect(copy.lastPathComponent.utf8.count < 255)
+    #expect(!copy.lastPathComponent.hasPrefix(Self.longName.dropLast(5)), "it was shortened")
+    disk.setContents(Data("theirs".utf8), at: copy)
+
+    let listing = try tool.run(["quarantined", folder.path])
+    #expect(listing.contains("(conflict, 6 bytes, copy of \(Self.longName))"), "\(listing)")
+    let output = try tool.run(["restore", copy.path])
+    #expect(output.hasPrefix("Restored \(file.path)"))
+    #expect(disk.files[file.path] == Data("theirs".utf8))
+  }
+
+  @Test("A shortened copy whose file is gone is restored only to a file it matches")
+  func shortenedCopyWithoutItsFile() throws {
+    let file = folder.appendingPathComponent(Self.longName)
+    let copy = Quarantine.url(for: file)
+    disk.setContents(Data("saved".utf8), at: copy)
+
+    #expect(throws: ToolError.self) { try tool.run(["restore", copy.path]) }
+    #expect(throws: ToolError.self) {
+      try tool.run(["restore", copy.path, folder.appendingPathComponent("other.json").path])
+    }
+    #expect(disk.files.count == 1, "nothing was changed")
+    _ = try tool.run(["restore", copy.path, file.path])
+    #expect(disk.files[file.path] == Data("saved".utf8))
+  }
+
+  /// The `keepsake` executable `swift build` puts beside the test bundle.
+  static func executable() throws -> URL {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      .deletingLastPathComponent().appendingPathComponent("keepsake")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: executable.path),
+      "build the keepsake product first (swift build --build-tests)")
+    return executable
+  }
+
+  /// Runs the `keepsake` program on the real disk.
+  static func run(_ arguments: String...) throws -> RawProcess.Ended {
+    try RawProcess.run(
+      executable().path, arguments: arguments.map { Array($0.utf8) }, environment: [])
+  }
+
+  @Test("On the real disk, restore keeps the file it replaces as a kept copy, listed as such")
+  func restoreOnTheRealDisk() throws {
+    let temporary = try TemporaryFolder()
+    let file = temporary.file("drafts.json")
+    try Data("current".utf8).write(to: file)
+    let copy = temporary.file("drafts.conflict-20261201T090000Z.json")
+    try Data("theirs".utf8).write(to: copy)
+
+    let restored = try Self.run("restore", copy.path)
+    #expect(restored.exitCode == 0, "\(restored.standardError)")
+    #expect(try Data(contentsOf: file) == Data("theirs".utf8))
+    let kept = try #require(temporary.names.first { $0.contains(Quarantine.keptMarker) })
+    #expect(try Data(contentsOf: temporary.file(kept)) == Data("current".utf8))
+    #expect(restored.standardOutput.hasSuffix("The file it replaced was kept as \(kept).\n"))
+
+    let listed = try Self.run("quarantined", temporary.url.path)
+    #expect(listed.standardOutput == "\(kept)  (kept, 7 bytes, copy of drafts.json)\n")
+  }
+
+  @Test("The keepsake program refuses an argument that is not valid UTF-8 with one line")
+  func argumentNotUTF8() throws {
+    let executable = try Self.executable()
+    let temporary = try TemporaryFolder()
+    let path = Array(temporary.url.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".json".utf8)
+
+    let ended = try RawProcess.run(
+      executable.path, arguments: [Array("inspect".utf8), path], environment: [])
+
+    #expect(ended.exitCode == 1)
+    #expect(
+      ended.standardError
+        == "keepsake: argument 2 (\(temporary.url.path)/caf\\xE9.json) is not valid UTF-8, so it "
+        + "cannot be taken exactly and nothing was done; if it names a file or folder, rename "
+        + "that to a UTF-8 name (for example with convmv)\n")
+    #expect(temporary.names.isEmpty)
   }
 }

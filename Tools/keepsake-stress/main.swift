@@ -14,7 +14,8 @@ import KeepsakeStress
 //   user-defaults <suite> set KEY int|bool|string VALUE | remove KEY | get KEY
 //                         | shared-set KEY VALUE
 //   json-diff-batch --seed S --from I --count N
-//   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
+//   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop|not-utf8-target|
+//     dangling-link|dangling-link-into-folder|two-paths|hard-link|maximal-name|not-utf8-neighbour
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
@@ -253,11 +254,17 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
       count: try arguments.integer("--count", default: 1))
   case "bad-file":
     try arguments.rejectUnknown(["--kind"])
-    let kinds = BadFileCase.allCases.map(\.rawValue).joined(separator: "|")
-    guard let kind = arguments.options["--kind"].flatMap(BadFileCase.init(rawValue:)) else {
+    let kinds = (BadFileCase.allCases.map(\.rawValue) + OddPathCase.allCases.map(\.rawValue))
+      .joined(separator: "|")
+    let kind = arguments.options["--kind"] ?? ""
+    if let odd = OddPathCase(rawValue: kind) {
+      StandardOutput.write("result \(await odd.run(try arguments.file()))")
+      return 0
+    }
+    guard let badFile = BadFileCase(rawValue: kind) else {
       throw UsageError("bad-file needs --kind \(kinds)")
     }
-    StandardOutput.write("result \(await kind.load(try arguments.file()))")
+    StandardOutput.write("result \(await badFile.load(try arguments.file()))")
     return 0
   case "processes-child":
     try arguments.rejectUnknown(["--mode", "--process", "--count", "--start-file", "--seed"])

@@ -45,10 +45,22 @@ enum ErrorMessage {
   static func saysDataIsUntouched(_ error: any Error) -> Bool {
     (error as? any DescribesUntouchedData)?.saysDataIsUntouched ?? false
   }
+
+  /// Whether `error` is about the path, not the data, so advice about the data does not apply.
+  static func isAboutThePath(_ error: any Error) -> Bool {
+    (error as? any DescribesUntouchedData)?.isAboutThePath ?? false
+  }
 }
 
 /// An error whose description may itself say that the stored data was left untouched.
 protocol DescribesUntouchedData {
   /// Whether the error's `description` says the data was left untouched.
   var saysDataIsUntouched: Bool { get }
+  /// Whether the error is about the path rather than the data (a name too long): then restoring
+  /// the file or starting over cannot help, and the error says what can.
+  var isAboutThePath: Bool { get }
+}
+
+extension DescribesUntouchedData {
+  var isAboutThePath: Bool { false }
 }

@@ -16,9 +16,10 @@ extension SharedKey {
   /// "A version from the future is refused, not guessed"; see the Data safety article).
   ///
   /// A file larger than `maximumFileSize` is refused unread (rule "Bad files get a clear error at
-  /// once"). A pending change merges with another process's change of the file as `merge` says; by
-  /// default ``SharedMergeable`` values merge and others keep both versions (data-safety rule
-  /// "Processes that share a file lose nothing"; see the Data safety article).
+  /// once"), and a value that encodes to more is never written. A pending change merges with
+  /// another process's change of the file as `merge` says; by default ``SharedMergeable`` values
+  /// merge and others keep both versions (data-safety rule "Processes that share a file lose
+  /// nothing"; see the Data safety article).
   public static func fileStorage<Format: VersionedFormat>(
     _ url: URL, format: Format.Type, saveInterval: Duration = .milliseconds(500),
     maximumFileSize: Int = FileSystemLimits.defaultMaximumFileSize,

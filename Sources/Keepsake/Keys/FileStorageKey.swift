@@ -11,19 +11,33 @@ import Synchronization
 /// - A missing file is not an error: the default is used and nothing is written until the value
 ///   changes.
 /// - Writes are atomic and durable (temporary file, fsync, rename, fsync of the folder), keep
-///   the file's permissions, and write through a symbolic link to its target.
+///   the file's permissions, and write through a symbolic link to its target, which a first save
+///   creates when it does not exist yet.
+/// - A value is never written when it encodes to more than `maximumFileSize` bytes, the most the
+///   key would read back: the save fails with
+///   ``FileSystemError/Reason/valueTooLarge(size:limit:)`` and the file is left as it was.
+/// - Every spelling of one file (through symbolic links, `..`, or a link whose target does not
+///   exist yet) is one key: the file is resolved once, when the key is first used in a context.
 /// - Changes are saved in the background, coalesced (a burst of mutations does a handful of
 ///   writes); ``Shared/save()`` and ``Shared/flush()`` write now.
 /// - Changes made by other processes are noticed and loaded.
 public struct FileStorageKey<Value: Sendable>: SharedKey {
-  /// The file.
+  /// The file, as the app named it.
   public let url: URL
-  /// The file's standardized path, as the key's identity.
+  /// The key's identity: the path of the file ``url`` names, with symbolic links followed (the
+  /// last one too) once the key is used in a context, so every spelling of one file shares one
+  /// reference; the standardized path until then.
   ///
-  /// NB: made once: Foundation standardizes a URL with string work and, on Linux, system calls,
-  /// and the identity is asked for several times per reference (measured: 5% of a key's
-  /// creation).
-  public let id: SharedKeyID
+  /// NB: made once per key and context: Foundation standardizes a URL with string work and, on
+  /// Linux, system calls, and the identity is asked for several times per reference (measured:
+  /// 5% of a key's creation).
+  public private(set) var id: SharedKeyID
+  /// The file itself: ``url`` with its links resolved in the key's context (see
+  /// ``resolved(in:)``), where it is read and written, and its lock and copies kept beside.
+  package private(set) var file: URL
+  /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
+  /// reported as the key's load error: found when the key is made, before anything is read.
+  private var pathProblem: FileSystemError?
   private let decode: @Sendable (Data) throws -> Value
   private let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
@@ -36,15 +50,16 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   let merge: SharedMerge<Value>?
   /// What this key last read or wrote, to tell its own writes from someone else's; each
   /// reference has its own (see `withOwnState()`).
-  private var known = KnownFile()
+  var known = KnownFile()
 
   /// A key for `url` with custom coding.
   ///
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
-  ///   - maximumFileSize: The largest file the key reads. A larger one sets ``Shared/loadError``
-  ///     naming its size and the limit, is not read, and is left as it is.
+  ///   - maximumFileSize: The largest file the key reads, and writes. A larger file sets
+  ///     ``Shared/loadError`` naming its size and the limit, is not read, and is left as it is; a
+  ///     value that encodes to more is not written (``Shared/saveError`` names both sizes).
   ///   - loadsInBackground: Read the file off the caller's thread: the value is the default,
   ///     with ``Shared/isLoading`` true, until it is read. For large files read at launch.
   ///   - merge: How a pending change merges with another process's change of the file. By
@@ -63,7 +78,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
-    self.id = SharedKeyID(kind: "file", name: url.standardizedFileURL.path)
+    let path = url.standardizedFileURL.path
+    self.id = SharedKeyID(kind: "file", name: path)
+    self.file = url
+    self.pathProblem = Self.problem(withPath: path)
     self.interval = saveInterval
     self.maximumFileSize = maximumFileSize
     self.loadsInBackground = loadsInBackground
@@ -76,8 +94,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 
   public func load(in context: StorageContext) throws -> Value? {
     let fileSystem = context.fileSystem
-    let identity = try wrap { try fileSystem.identity(of: url) }
-    guard let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
+    let identity = try wrap { try checkedIdentity(fileSystem) }
+    guard let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
     else {
       known.set(nil)
       return nil
@@ -88,7 +106,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   public func reload(in context: StorageContext) throws -> SharedLoadResult<Value> {
-    let identity = try wrap { try context.fileSystem.identity(of: url) }
+    let identity = try wrap { try checkedIdentity(context.fileSystem) }
     if identity == known.get() { return .unchanged }
     return try load(in: context).map(SharedLoadResult.value) ?? .missing
   }
@@ -110,27 +128,100 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public func subscribe(
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    TemporaryFile.removeAbandoned(besides: url, in: context)
-    return context.fileSystem.watch(url, onChange: onChange)
+    if pathProblem != nil { return nil }
+    TemporaryFile.removeAbandoned(besides: file, in: context)
+    return context.fileSystem.watch(file, onChange: onChange)
   }
 
+  /// Sets the file aside as a quarantine copy beside it, without reading it, so that a file of
+  /// any size, one over the key's limit too, can be replaced.
+  ///
+  /// - Returns: The copy, or `nil` when there is no file.
+  /// - Throws: ``FileSystemError`` when the copy cannot be made; a FIFO, a device or a folder at
+  ///   the path is refused and left as it is.
   public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
-    let fileSystem = context.fileSystem
-    guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize) else {
-      return nil
-    }
-    let quarantine = try copyURL(marker: Quarantine.marker, in: context)
-    try fileSystem.writeAtomically(data, to: quarantine)
+    try checkPath()
+    guard
+      let quarantine = try keepCopy(
+        marker: Quarantine.marker, in: context,
+        make: { copy in
+          try context.fileSystem.copyItem(at: file, toNew: copy)
+        })
+    else { return nil }
     // The damaged bytes are safe; the file may now be replaced.
-    known.set(try fileSystem.identity(of: url))
+    known.set(try context.fileSystem.identity(of: file))
     return quarantine
   }
 
   // MARK: - Helpers
 
-  private func copyURL(marker: String, in context: StorageContext) throws -> URL {
-    let names = Set(try context.fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent()))
-    return Quarantine.url(for: url, existingNames: names, marker: marker)
+  /// The key, with its file resolved on `context`'s file system: what a reference of the key in
+  /// that context uses, so every spelling of a file is one key (see ``id``).
+  ///
+  /// A path that cannot name a file (a name too long, a link to a name that is not valid UTF-8)
+  /// is kept as the problem the key reports as its load error; a loop of links is left for the
+  /// read to report, as any bad file at the path is.
+  func resolved(in context: StorageContext) -> FileStorageKey {
+    guard pathProblem == nil else { return self }
+    var copy = self
+    do {
+      copy.file = try context.fileSystem.resolve(url, folders: context.resolvedFolders)
+      // The common case, a path without links: the key is already what it should be.
+      if copy.file == url { return self }
+      copy.pathProblem = Self.problem(withPath: copy.file.path)
+    } catch let error as FileSystemError where error.reason == .linkLoop {
+      return self
+    } catch let error as FileSystemError {
+      copy.pathProblem = error
+    } catch {
+      copy.pathProblem = FileSystemError(.read, path: url.path, reason: .posix(code: EINVAL))
+    }
+    copy.id = SharedKeyID(kind: "file", name: copy.file.path)
+    return copy
+  }
+
+  /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
+  /// allows; examined without a system call.
+  private static func problem(withPath path: String) -> FileSystemError? {
+    let limit = FileSystemLimits.maximumNameLength
+    // NB: one pass over the bytes, no allocation: this runs for every key made.
+    var length = 0
+    var start = path.utf8.startIndex
+    var index = start
+    for byte in path.utf8 {
+      if byte == UInt8(ascii: "/") {
+        if length > limit { break }
+        length = 0
+        start = path.utf8.index(after: index)
+      } else {
+        length += 1
+      }
+      index = path.utf8.index(after: index)
+    }
+    if length > limit {
+      let end = path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.utf8.endIndex
+      let name = String(path[start..<end])
+      return FileSystemError(
+        .read, path: path, reason: .nameTooLong(name: name, length: length, limit: limit))
+    }
+    if path.utf8.count > FileSystemLimits.maximumPathLength {
+      return FileSystemError(
+        .read, path: path,
+        reason: .pathTooLong(
+          length: path.utf8.count, limit: FileSystemLimits.maximumPathLength))
+    }
+    return nil
+  }
+
+  /// Throws the key's path problem, if it has one.
+  func checkPath() throws {
+    if let pathProblem { throw pathProblem }
+  }
+
+  /// The file's identity, once the path is known to be usable.
+  private func checkedIdentity(_ fileSystem: any FileSystem) throws -> FileIdentity? {
+    try checkPath()
+    return try fileSystem.identity(of: file)
   }
 
   private func decodeFile(_ data: Data) throws -> Value {
@@ -161,18 +252,19 @@ extension FileStorageKey: CoordinatedKey {
   }
 
   func lock(in context: StorageContext, timeout: Duration) throws -> FileLock {
-    try context.fileSystem.lockExclusively(url, timeout: timeout)
+    try checkPath()
+    return try context.fileSystem.lockExclusively(file, timeout: timeout)
   }
 
   func storedChange(
     in context: StorageContext, rereading: Bool
   ) throws -> StoredChange<Value> {
     let fileSystem = context.fileSystem
-    let identity = try wrap { try fileSystem.identity(of: url) }
+    let identity = try wrap { try checkedIdentity(fileSystem) }
     let last = known.get()
     if identity == last && !(rereading && identity != nil) { return .unchanged }
     guard identity != nil,
-      let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
+      let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
     else {
       return last == nil ? .unchanged : .deleted
     }
@@ -182,27 +274,28 @@ extension FileStorageKey: CoordinatedKey {
   func remember(_ identity: FileIdentity?) { known.set(identity) }
 
   func write(_ value: Value, in context: StorageContext) throws {
+    try checkPath()
     let fileSystem = context.fileSystem
     let data = try encode(value)
+    // A key never writes what it would refuse to read: the next launch would only get the
+    // default and a load error, and could not even start over.
+    guard data.count <= maximumFileSize else {
+      throw FileSystemError(
+        .write, path: file.path, reason: .valueTooLarge(size: data.count, limit: maximumFileSize))
+    }
     do {
-      try fileSystem.writeAtomically(data, to: url)
+      try fileSystem.writeAtomically(data, to: file)
     } catch {
       // NB: a write can fail after its rename (flushing the folder): the file then holds our
       // bytes, and must not be taken for another process's change by the next save.
-      if let identity = try? fileSystem.identity(of: url),
-        (try? fileSystem.contents(of: url, maximumSize: data.count)) == data
+      if let identity = try? fileSystem.identity(of: file),
+        (try? fileSystem.contents(of: file, maximumSize: data.count)) == data
       {
         known.set(identity)
       }
       throw error
     }
-    known.set(try? fileSystem.identity(of: url))
-  }
-
-  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> URL {
-    let copy = try copyURL(marker: Quarantine.conflictMarker, in: context)
-    try context.fileSystem.writeAtomically(data, to: copy)
-    return copy
+    known.set(try? fileSystem.identity(of: file))
   }
 }
 
@@ -219,7 +312,7 @@ public enum FileContentError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 /// The identity of the file a key last read or wrote, shared by copies of the key.
-private final class KnownFile: Sendable {
+final class KnownFile: Sendable {
   private let identity = Mutex<FileIdentity?>(nil)
   func get() -> FileIdentity? { identity.withLock { $0 } }
   func set(_ value: FileIdentity?) { identity.withLock { $0 = value } }
@@ -240,7 +333,8 @@ extension SharedKey {
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
-  ///   - maximumFileSize: The largest file the key reads; a larger one is refused unread.
+  ///   - maximumFileSize: The largest file the key reads and writes; a larger file is refused
+  ///     unread, and a value that encodes to more is not written.
   ///   - loadsInBackground: Read the file off the caller's thread (``Shared/isLoading``).
   ///   - merge: How a pending change merges with another process's change of the file; by
   ///     default ``SharedMergeable`` values merge and others keep both versions.

@@ -4,6 +4,9 @@ public struct SharedKeyID: Hashable, Sendable, CustomStringConvertible {
   /// The kind of storage, such as `file`, `appStorage` or `inMemory`.
   public var kind: String
   /// What names the stored value within its kind: a path, a suite and key, a name.
+  ///
+  /// For a file key, the path of its file with every symbolic link followed, so that every
+  /// spelling of one file is one identity (see ``FileStorageKey/id``).
   public var name: String
 
   /// Creates an identity.

@@ -36,8 +36,9 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// Writes `value` durably and remembers it as what this key last wrote.
   func write(_ value: Value, in context: StorageContext) throws
 
-  /// Keeps `data`, the other side of a conflict, as a conflict copy beside the stored data.
-  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> URL
+  /// Keeps `data`, the other side of a conflict, as a conflict copy beside the stored data, and
+  /// says which older copies it removed to keep their number bounded.
+  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy
 }
 
 /// How stored data differs from what a key last read or wrote.

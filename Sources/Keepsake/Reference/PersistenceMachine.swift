@@ -143,7 +143,8 @@ struct PersistenceMachine: Sendable {
     /// was resolved, and, for a reload, whether a pending change now needs a save through the
     /// merge.
     case reconciled(Reconciled)
-    case copied(URL)
+    /// Theirs is kept at `url`; `pruned` are older copies removed to keep their number bounded.
+    case copied(URL, pruned: [URL])
     case written
     case writeFailed(SharedSaveError)
     case unlocked
@@ -215,6 +216,8 @@ struct PersistenceMachine: Sendable {
     /// The first thing that went wrong; the job still releases its lock before it ends.
     var failure: (any Error)?
     var conflict: SharedConflict.Resolution?
+    /// Older conflict copies removed to make room for this job's.
+    var prunedCopies: [URL] = []
     /// When the job started waiting for a busy lock.
     var lockWaitStarted: Duration?
     /// Whether the job started as a reload or a load (it ends a background first load).
@@ -236,7 +239,8 @@ struct PersistenceMachine: Sendable {
   private(set) var stored: Stored = .readable
   private(set) var isLoading = false
   private(set) var saveError: SharedSaveError?
-  private(set) var lastConflict: SharedConflict.Resolution?
+  /// The last conflict, and the older conflict copies its copy made room for.
+  private(set) var lastConflict: (resolution: SharedConflict.Resolution, pruned: [URL])?
   private(set) var job: Job?
   /// Whether a transaction holds the file's lock between its start and its end.
   private(set) var inTransaction = false
@@ -587,8 +591,9 @@ struct PersistenceMachine: Sendable {
       if result.write { return .step(.write) }
       return .end
 
-    case (.keepCopy, .copied(let url)):
+    case (.keepCopy, .copied(let url, let pruned)):
       job.conflict = .keptBoth(copy: url)
+      job.prunedCopies = pruned
       return .step(.write)
     case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
       (.saveToKey, .writeFailed(let error)), (.synchronize, .writeFailed(let error)):
@@ -599,7 +604,7 @@ struct PersistenceMachine: Sendable {
     case (.write, .written):
       effects += setSaveError(nil)
       if let conflict = job.conflict {
-        lastConflict = conflict
+        lastConflict = (conflict, job.prunedCopies)
         effects.append(.publish(.lastConflict))
       }
       return .end

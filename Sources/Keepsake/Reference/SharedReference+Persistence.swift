@@ -218,11 +218,14 @@ extension SharedReference {
   }
 
   private func keepConflictCopy() -> Machine.Event {
-    guard let coordinated, let data = work.copy else { return .copied(URL(fileURLWithPath: "/")) }
+    guard let coordinated, let data = work.copy else {
+      return .copied(URL(fileURLWithPath: "/"), pruned: [])
+    }
     work.copy = nil
     do {
       // Theirs is kept durably before ours replaces it: a crash in between loses neither.
-      return .copied(try coordinated.keepConflictCopy(data, in: context))
+      let kept = try coordinated.keepConflictCopy(data, in: context)
+      return .copied(kept.url, pruned: kept.pruned)
     } catch {
       work.plan = nil
       return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
@@ -342,7 +345,8 @@ extension SharedReference {
   var lastConflict: SharedConflict? {
     registrar.access(self, keyPath: \.lastConflict)
     return machine.withLock { $0.lastConflict }.map {
-      SharedConflict(keyID: key.id, url: coordinated?.url, resolution: $0)
+      SharedConflict(
+        keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned)
     }
   }
 

@@ -31,12 +31,19 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   public var url: URL?
   /// How it was resolved.
   public var resolution: Resolution
+  /// Older conflict copies of the file that were removed to keep their number bounded (at most
+  /// 10 per file: the oldest and the newest are kept; see the Data safety article); usually
+  /// none.
+  public var prunedCopies: [URL]
 
   /// Creates a conflict report.
-  package init(keyID: SharedKeyID, url: URL?, resolution: Resolution) {
+  package init(
+    keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = []
+  ) {
     self.keyID = keyID
     self.url = url
     self.resolution = resolution
+    self.prunedCopies = prunedCopies
   }
 
   public var description: String {
@@ -50,9 +57,14 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
         + "\(overlapping.count) part(s) changed on both sides kept one side's version "
         + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : ""))."
     case .keptBoth(let copy):
+      let pruned =
+        prunedCopies.isEmpty
+        ? ""
+        : " To keep at most \(Quarantine.conflictCopyLimit) conflict copies, \(prunedCopies.count) older one(s) were removed "
+          + "(\(prunedCopies.map(\.lastPathComponent).joined(separator: ", ")))."
       return
         "\(what) was changed by another process and the two versions cannot be merged: this "
-        + "process's version was saved, and the other one was kept as \(copy.path)."
+        + "process's version was saved, and the other one was kept as \(copy.path).\(pruned)"
     case .deletedElsewhere:
       return
         "\(what) was deleted by another process while this one had unsaved changes; they "

@@ -33,6 +33,8 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible,
     let untouched =
       ErrorMessage.saysDataIsUntouched(underlying)
       ? "" : " It has been left untouched: changes stay in memory and are not saved over it."
+    // A path the system cannot take is not fixed by restoring the file (see FileSystemError).
+    if ErrorMessage.isAboutThePath(underlying) { return "\(what) could not be read: \(reason)" }
     return
       "\(what) could not be read: \(reason)\(untouched) Fix or restore the file, or call "
       + "replaceUnreadableData() to set the damaged data aside and start over."

@@ -32,6 +32,9 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Per folder a key was opened in: the temporary files dead writers left there, found by one
   /// listing (see `TemporaryFile.removeAbandoned(besides:in:)`).
   let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
+  /// Per folder a file key was opened in: the folder with its links resolved, so a key's
+  /// creation resolves only its own name (see `LocalFileSystem.resolve(_:folders:)`).
+  let resolvedFolders = ResolvedFolders()
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
   @usableFromInline let changeTracking = SharedChangeTrackerSlot()
 

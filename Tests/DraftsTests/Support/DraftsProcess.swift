@@ -36,11 +36,17 @@ enum DraftsProcess {
   /// run that never ends; it is generous because it is not a speed requirement.
   static func run(
     _ arguments: [String], home: URL, environment extra: [String: String] = [:],
-    within seconds: Double = 10
+    through shell: String? = nil, within seconds: Double = 10
   ) throws -> Run {
     let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
+    if let shell {
+      // The shell sets something up (a limit, a signal), then becomes `drafts`.
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", shell + #"; exec "$0" "$@""#, executable.path] + arguments
+    } else {
+      process.executableURL = executable
+      process.arguments = arguments
+    }
     // Nothing of the developer's own: a store, defaults or data under the real home.
     process.environment = [
       "HOME": home.path, "XDG_DATA_HOME": home.path, "XDG_CONFIG_HOME": home.path,
@@ -66,4 +72,10 @@ enum DraftsProcess {
       wasKilled: wasKilled, standardError: text)
   }
 
+  /// Runs `drafts` with arguments and environment given as bytes, which need not be valid UTF-8
+  /// (`Process` only takes strings), with nothing else in its environment.
+  static func run(bytes arguments: [[UInt8]], environment: [[UInt8]]) throws -> Run {
+    let ended = try RawProcess.run(executable.path, arguments: arguments, environment: environment)
+    return Run(exitCode: ended.exitCode, wasKilled: false, standardError: ended.standardError)
+  }
 }

@@ -3,6 +3,12 @@ import Keepsake
 import KeepsakeTesting
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 @Suite("File locks")
 struct FileLockTests {
   @Test(
@@ -23,8 +29,15 @@ struct FileLockTests {
       _ = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
     } catch let error as FileSystemError {
       #expect(error.operation == .lock)
-      #expect(error.reason == .lockTimedOut(seconds: 0))
-      #expect(error.description.contains("another process held its lock"))
+      // The real disk knows this very process holds the lock; the in-memory one stands for
+      // processes with its storage contexts.
+      if backend == "real disk" {
+        #expect(error.reason == .lockHeldByThisProcess(seconds: 0))
+        #expect(error.description.contains("this process itself held the file's lock"))
+      } else {
+        #expect(error.reason == .lockTimedOut(seconds: 0))
+        #expect(error.description.contains("another process held its lock"))
+      }
     }
     first.release()
     let second = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
@@ -62,5 +75,59 @@ struct FileLockTests {
     #expect(!disk.isLocked(url), "a dropped lock is released")
     let again = try disk.lockExclusively(url, timeout: .milliseconds(30))
     again.release()
+  }
+
+  @Test("A folder where the lock file goes fails the save with what to do, and the file is left")
+  func folderInTheWayOfTheLock() async throws {
+    let disk = try RealDisk()
+    let url = disk.file("data.json")
+    try Data("[1]".utf8).write(to: url)
+    try FileManager.default.createDirectory(
+      at: disk.file("data.json.lock"), withIntermediateDirectories: false)
+    let numbers = disk.shared(.fileStorage(url), in: disk.process(), default: [Int]())
+    numbers.withLock { $0.append(2) }
+
+    await #expect(throws: SharedSaveError.self) { try await numbers.save() }
+    let message = String(describing: try #require(numbers.saveError))
+    #expect(
+      message.contains(
+        "Could not lock \(url.path).lock: Is a directory; that is a folder, where Keepsake keeps "
+          + "the lock of the file beside it, so nothing was written: move the folder away."),
+      "\(message)")
+    #expect(try Data(contentsOf: url) == Data("[1]".utf8))
+  }
+
+  @Test("A lock another process holds times out naming that process, and what to do")
+  func heldByAnotherProcess() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("data.json")
+    let lockFile = url.path + ".lock"
+    // `flock(1)` takes the same kind of lock on the same lock file, then the shell says so and
+    // becomes `sleep`, one process holding the lock until it is killed.
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+    holder.arguments = [
+      "-c", #"exec 9>"$0" && flock --exclusive 9 && echo locked && exec sleep 60"#, lockFile,
+    ]
+    let output = Pipe()
+    holder.standardOutput = output
+    try holder.run()
+    defer {
+      kill(holder.processIdentifier, SIGKILL)
+      holder.waitUntilExit()
+    }
+    let line = output.fileHandleForReading.availableData
+    #expect(String(decoding: line, as: UTF8.self) == "locked\n")
+
+    #expect {
+      try LocalFileSystem().lockExclusively(url, timeout: .milliseconds(50))
+    } throws: { error in
+      guard let error = error as? FileSystemError else { return false }
+      return error.reason == .lockTimedOut(seconds: 0)
+        && error.description
+          == "Could not lock \(lockFile): another process held its lock for 0 seconds; nothing "
+          + "was written: try again once it has finished, or end the process that is stuck "
+          + "holding it."
+    }
   }
 }

@@ -65,6 +65,7 @@ struct ProtocolLog {
       copy.call = .fsync(path: relative(path), fd: fd, full: full)
     case .close(let path, let fd): copy.call = .close(path: relative(path), fd: fd)
     case .rename(let from, let to): copy.call = .rename(from: relative(from), to: relative(to))
+    case .link(let from, let to): copy.call = .link(from: relative(from), to: relative(to))
     case .unlink(let path): copy.call = .unlink(path: relative(path))
     case .mkdir(let path): copy.call = .mkdir(path: relative(path))
     case .fchmod(let path, let fd, let mode):

@@ -7,18 +7,25 @@ import Keepsake
   import Darwin
 #endif
 
-/// Runs every ``BadFileCase`` once and tallies what happened; part of the corruption fuzz
-/// campaign.
+/// Runs every ``BadFileCase`` and every ``OddPathCase`` once and tallies what happened; part of
+/// the corruption fuzz campaign.
 struct BadFileBatch: Sendable {
-  /// Cases made and run.
+  /// Bad-file cases made and run.
   var cases = 0
-  /// Cases refused at once with a load error that names the problem.
+  /// Bad-file cases refused at once with a load error that names the problem.
   var refused = 0
+  /// Odd-path cases made and run.
+  var oddCases = 0
+  /// Odd-path cases that loaded, saved and read back, leaving everything beside the file alone.
+  var worked = 0
+  /// Odd-path cases that did not work.
+  var oddFailed = 0
   /// Children that had not answered by the deadline.
   var hangs = 0
   /// Children that died.
   var crashes = 0
-  /// Cases whose folder changed (the bad file replaced or touched, a file added).
+  /// Cases whose folder changed where it must not have (the bad file replaced or touched, a file
+  /// added, a link or a neighbour changed).
   var modified = 0
   /// One line per problem, naming the case.
   var failures: [String] = []
@@ -52,7 +59,7 @@ struct BadFileBatch: Sendable {
       let before = snapshot(folder)
       let outcome: String
       if let executable {
-        outcome = runChild(badFile, url: url, executable: executable, tally: &tally)
+        outcome = runChild(badFile.rawValue, url: url, executable: executable, tally: &tally)
       } else {
         outcome = await badFile.load(url)
       }
@@ -66,18 +73,70 @@ struct BadFileBatch: Sendable {
         tally.failures.append("bad file \(badFile.rawValue): its folder was changed")
       }
     }
+    for odd in OddPathCase.allCases {
+      await run(odd, under: scratch.url, executable: executable, tally: &tally)
+    }
     return tally
+  }
+
+  /// Makes and runs one odd-path case, and checks that only what a save may change changed.
+  private static func run(
+    _ odd: OddPathCase, under scratch: URL, executable: String?, tally: inout BadFileBatch
+  ) async {
+    let folder = scratch.appendingPathComponent(odd.rawValue)
+    let url = odd.url(in: folder)
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try odd.make(in: folder)
+    } catch {
+      tally.failures.append("odd path \(odd.rawValue): could not be made: \(error)")
+      return
+    }
+    tally.oddCases += 1
+    let before = entries(folder)
+    let outcome: String
+    if let executable {
+      outcome = runChild(odd.rawValue, url: url, executable: executable, tally: &tally)
+    } else {
+      outcome = await odd.run(url)
+    }
+    if outcome == "works" {
+      tally.worked += 1
+    } else {
+      tally.oddFailed += 1
+      tally.failures.append("odd path \(odd.rawValue): \(outcome)")
+    }
+    let after = entries(folder)
+    let replaced = odd.replaced
+    let changed = before.filter { !replaced.contains($0.key) && after[$0.key] != $0.value }
+    let made = after.keys.filter { before[$0] == nil && !replaced.contains($0) }
+    let tooLong = after.keys.filter { $0.split(separator: "/").contains { $0.utf8.count > 255 } }
+    if !changed.isEmpty || !made.isEmpty || !tooLong.isEmpty {
+      tally.modified += 1
+      tally.failures.append(
+        "odd path \(odd.rawValue): changed \(changed.keys.sorted()), made \(made.sorted())")
+    }
+  }
+
+  /// Every entry under `folder`, by its path relative to it (bytes escaped), described.
+  private static func entries(_ folder: URL) -> [String: String] {
+    let root = Array(folder.path.utf8)
+    var found: [String: String] = [:]
+    for name in RawPath.tree(root) {
+      found[PathBytes.escaped(name)] = RawPath.describe(root + [UInt8(ascii: "/")] + name)
+    }
+    return found
   }
 
   /// Runs one case in a child, killing it at the deadline; returns what it printed, or what
   /// became of it.
   private static func runChild(
-    _ badFile: BadFileCase, url: URL, executable: String, tally: inout BadFileBatch
+    _ kind: String, url: URL, executable: String, tally: inout BadFileBatch
   ) -> String {
     let child: ChildProcess
     do {
       child = try ChildProcess(
-        executable: executable, arguments: ["bad-file", url.path, "--kind", badFile.rawValue],
+        executable: executable, arguments: ["bad-file", url.path, "--kind", kind],
         silencingErrors: true)
     } catch {
       return "could not start a child: \(error)"
@@ -96,26 +155,14 @@ struct BadFileBatch: Sendable {
     guard ending.succeeded, let result else {
       tally.crashes += 1
       return "crashed the child (\(ending)); reproduce with keepsake-stress bad-file <file> "
-        + "--kind \(badFile.rawValue)"
+        + "--kind \(kind)"
     }
     return String(result.dropFirst("result ".count))
   }
 
-  /// Everything in `folder`, without following links: names, inodes, kinds, sizes, times and
-  /// link destinations.
+  /// Everything in `folder`, without following links: names (as bytes), inodes, kinds, sizes,
+  /// times and link destinations.
   private static func snapshot(_ folder: URL) -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    return names.sorted().map { name in
-      let path = folder.appendingPathComponent(name).path
-      var info = stat()
-      guard lstat(path, &info) == 0 else { return "\(name): gone" }
-      #if canImport(Darwin)
-        let modified = "\(info.st_mtimespec.tv_sec).\(info.st_mtimespec.tv_nsec)"
-      #else
-        let modified = "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-      #endif
-      let destination = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "-"
-      return "\(name) \(info.st_ino) \(info.st_mode) \(info.st_size) \(modified) \(destination)"
-    }
+    entries(folder).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
   }
 }

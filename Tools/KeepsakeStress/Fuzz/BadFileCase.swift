@@ -28,6 +28,9 @@ public enum BadFileCase: String, CaseIterable, Sendable {
   case oversized
   /// Two links that point at each other.
   case linkLoop = "link-loop"
+  /// A link to a readable file whose name is not valid UTF-8 (`caf\xE9.json`): it cannot be
+  /// named exactly, so it cannot be written through.
+  case notUTF8Target = "not-utf8-target"
 
   /// The limit keys read this case with: one byte below the readable fixture written for
   /// ``oversized``, so its size alone refuses it.
@@ -41,6 +44,7 @@ public enum BadFileCase: String, CaseIterable, Sendable {
     case .directory: return "it is a directory, not a regular file"
     case .oversized: return "more than the limit of \(limit ?? 0) bytes"
     case .linkLoop: return "a loop of symbolic links"
+    case .notUTF8Target: return "caf\\xE9.json on the way to the file is not valid UTF-8"
     }
   }
 
@@ -57,6 +61,11 @@ public enum BadFileCase: String, CaseIterable, Sendable {
       made = 0
     case .linkLoop:
       made = symlink(path + ".other", path) == 0 ? symlink(path, path + ".other") : -1
+    case .notUTF8Target:
+      let target = Array("caf".utf8) + [0xE9] + Array(".json".utf8)
+      let folder = Array(url.deletingLastPathComponent().path.utf8) + [UInt8(ascii: "/")]
+      try RawPath.write(Fixtures.all[3].bytes, to: folder + target)
+      made = RawPath.symlink(target, at: Array(path.utf8))
     }
     guard made == 0 else {
       throw ChildProcessError(what: "make a \(rawValue) at \(path)", code: errno)

@@ -15,9 +15,11 @@ import Keepsake
 /// file and reported, and the campaign goes on.
 ///
 /// Then each ``BadFileCase`` (a FIFO, a device link, a folder, a file over a small limit, a link
-/// loop) is loaded from the real disk (data-safety rule "Bad files get a clear error at once"
-/// (DataSafety.md)); with an executable each runs in a child killed at a deadline, so a hang is
-/// counted too.
+/// loop, a link to a name that is not UTF-8) is loaded from the real disk (data-safety rule "Bad
+/// files get a clear error at once" (DataSafety.md)), and each ``OddPathCase`` (dangling links,
+/// two paths to one file, a hard link, a 255-byte name, a neighbour whose name is not UTF-8) is
+/// loaded, saved and read back; with an executable each runs in a child killed at a deadline,
+/// so a hang is counted too.
 public struct CorruptionFuzzCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
@@ -70,8 +72,15 @@ public struct CorruptionFuzzCampaign: Sendable {
         .init("refused with loadError", total.refused),
         .init("crashes", crashes.count, isLoss: true),
         .init("damaged files modified", total.modified, isLoss: true),
-        .init("bad files (FIFO, device, folder, oversized, link loop)", badFiles.cases),
+        .init(
+          "bad files (FIFO, device, folder, oversized, link loop, link to a non-UTF-8 name)",
+          badFiles.cases),
         .init("bad files refused at once", badFiles.refused),
+        .init(
+          "odd paths (dangling links, two paths, hard link, 255-byte name, non-UTF-8 neighbour)",
+          badFiles.oddCases),
+        .init("odd paths that worked", badFiles.worked),
+        .init("odd paths that failed", badFiles.oddFailed, isLoss: true),
         .init("bad files hung", badFiles.hangs, isLoss: true),
         .init("bad files crashed", badFiles.crashes, isLoss: true),
         .init("bad files modified", badFiles.modified, isLoss: true),

@@ -142,6 +142,10 @@ struct DiskHistory: Sendable {
         names[to] = inode
         names[from] = nil
         append(.rename(from: from, to: to, inode: inode), record)
+      case .link(let from, let to):
+        guard let inode = names[from] else { continue }
+        names[to] = inode
+        append(.link(path: to, inode: inode), record)
       case .unlink(let path):
         names[path] = nil
         append(.unlink(path: path), record)

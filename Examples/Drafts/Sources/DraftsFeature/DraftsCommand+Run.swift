@@ -37,9 +37,35 @@ extension DraftsCommand {
       }
     } catch let error as DraftsError {
       throw error
+    } catch SharedSaveError.writeFailed(_, let underlying) {
+      throw notSaved(underlying)
+    } catch let error as FileSystemError {
+      // The transaction could not begin: its lock could not be taken.
+      throw notSaved(error)
     } catch {
       throw DraftsError(String(describing: error))
     }
+  }
+
+  /// What to say when the change could not be written: a program that ends now cannot save it
+  /// later, so the message never promises that it will.
+  ///
+  /// NB: the `drafts` program ends with `_exit` after a failure, so the exit flush does not try
+  /// the write again behind this message's back.
+  private func notSaved(_ error: any Error) -> DraftsError {
+    let description = String(describing: error)
+    let text = description.hasSuffix(".") ? description : description + "."
+    let folder = storeURL.deletingLastPathComponent().standardizedFileURL.path
+    if let error = error as? FileSystemError, error.operation == .fsync,
+      URL(fileURLWithPath: error.path).standardizedFileURL.path == folder
+    {
+      // The rename happened; only the folder's flush failed.
+      return DraftsError(
+        "the change was written to \(storeURL.path), but the disk did not confirm it is durable, "
+          + "so a power cut could still lose it: \(text)")
+    }
+    return DraftsError(
+      "the change was not saved: \(text) The drafts in \(storeURL.path) were not changed.")
   }
 
   /// Sends the command's action to the store, inside the transaction, and says what it did.

@@ -5,6 +5,9 @@ public enum DraftsLocation {
   /// The environment variable that overrides the store's path.
   public static let environmentVariable = "KEEPSAKE_DRAFTS_STORE"
 
+  /// The environment variables that name the store, the first one set deciding.
+  public static let variables = [environmentVariable, "XDG_DATA_HOME", "HOME"]
+
   /// The store's file: `KEEPSAKE_DRAFTS_STORE` when set, else
   /// `$XDG_DATA_HOME/keepsake-drafts/drafts.json`, else
   /// `~/.local/share/keepsake-drafts/drafts.json`.

@@ -4,13 +4,53 @@ import Foundation
 /// that still cannot reach the developer's own.
 struct ConfinedFileSystem: FileSystem {
   let root: URL
+  /// The root with its links resolved: where resolved paths under it start.
+  private let resolvedRoot: String
   private let base = LocalFileSystem()
+
+  init(root: URL) {
+    self.root = root
+    // NB: through a name inside it: `resolve` leaves a link to a folder as it is.
+    let inside = (try? LocalFileSystem().resolve(root.appendingPathComponent("_")))
+    self.resolvedRoot = (inside?.deletingLastPathComponent() ?? root).standardizedFileURL.path
+  }
 
   func confine(_ url: URL) -> URL {
     let path = url.standardizedFileURL.path
     let rootPath = root.standardizedFileURL.path
-    if path == rootPath || path.hasPrefix(rootPath + "/") { return url }
+    for prefix in [rootPath, resolvedRoot] where path == prefix || path.hasPrefix(prefix + "/") {
+      return url
+    }
     return root.appendingPathComponent(String(path.drop(while: { $0 == "/" })))
+  }
+
+  /// The file `url` names, resolved under the root and given back as the app names it (without
+  /// the root); a link that leads out of the root leads to the same place under it, so nothing
+  /// outside is ever reached.
+  func resolve(_ url: URL) throws -> URL {
+    try unconfine(try base.resolve(confine(url)))
+  }
+
+  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    try unconfine(try base.resolve(confine(url), folders: folders))
+  }
+
+  /// A path resolved under the root, as the app names it.
+  private func unconfine(_ url: URL) throws -> URL {
+    let resolved = url.standardizedFileURL.path
+    for prefix in [root.standardizedFileURL.path, resolvedRoot]
+    where resolved.hasPrefix(prefix + "/") {
+      return URL(fileURLWithPath: String(resolved.dropFirst(prefix.count)))
+    }
+    return URL(fileURLWithPath: resolved)
+  }
+
+  func createAtomically(_ data: Data, at url: URL) throws {
+    try base.createAtomically(data, at: confine(url))
+  }
+
+  func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+    try base.copyItem(at: confine(source), toNew: confine(destination))
   }
 
   func contents(of url: URL, maximumSize: Int) throws -> Data? {

@@ -33,11 +33,37 @@ package final class FileLock: Sendable {
 
   deinit { release() }
 
-  /// The lock file that stands for `url`: beside it, named `<name>.lock`.
+  /// The lock file that stands for `url`: beside it, named `<name>.lock`, with the name
+  /// shortened (see `FileName`) when that would be longer than a file system allows.
   ///
   /// NB: never the target itself. An atomic save renames a new inode over the target, and a
   /// lock held on the old inode would then protect nothing (measured with `flock`).
   static func lockFileURL(for url: URL) -> URL {
-    url.deletingLastPathComponent().appendingPathComponent(url.lastPathComponent + ".lock")
+    url.deletingLastPathComponent().appendingPathComponent(lockFileName(for: url.lastPathComponent))
+  }
+
+  /// The name of the lock file of the file named `name`.
+  package static func lockFileName(for name: String) -> String {
+    FileName.fitting(name, within: FileSystemLimits.maximumNameLength - suffix.utf8.count)
+      + suffix
+  }
+
+  private static let suffix = ".lock"
+
+  /// How many locks this process holds on each lock file, by path.
+  private static let held = Mutex<[String: Int]>([:])
+
+  /// Records that this process took (`true`) or released (`false`) the lock file at `path`.
+  static func holding(_ path: String, _ taken: Bool) {
+    held.withLock { held in
+      let count = (held[path] ?? 0) + (taken ? 1 : -1)
+      held[path] = count > 0 ? count : nil
+    }
+  }
+
+  /// Whether this process holds the lock file at `path` now: a lock that stays held by this
+  /// very process is worth a different error than one held by another.
+  static func heldHere(_ path: String) -> Bool {
+    held.withLock { $0[path] != nil }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The file operations Keepsake needs, behind a seam so tests never touch the real disk.
 ///
@@ -35,6 +36,37 @@ package protocol FileSystem: Sendable {
   /// - Throws: ``FileSystemError``; on failure the previous file is untouched.
   func writeAtomically(_ data: Data, to url: URL) throws
 
+  /// Writes `data` as a new file at `url`, atomically and durably, and never in place of
+  /// anything already there: for the copies Keepsake keeps beside a file, which must never
+  /// replace each other.
+  ///
+  /// - Throws: ``FileSystemError``, with ``FileSystemError/Reason/alreadyExists`` when something
+  ///   has the name already (it is left as it was).
+  func createAtomically(_ data: Data, at url: URL) throws
+
+  /// Gives the regular file at `source` a durable copy at the new name `destination`, without
+  /// reading it into memory, so a file of any size can be set aside (a second name for the same
+  /// file where the file system allows it).
+  ///
+  /// - Returns: `false` when there is no file at `source`.
+  /// - Throws: ``FileSystemError``: ``FileSystemError/Reason/notARegularFile(kind:)`` for a FIFO,
+  ///   a device, a socket or a folder (left as they are), and
+  ///   ``FileSystemError/Reason/alreadyExists`` when something has the name `destination`.
+  func copyItem(at source: URL, toNew destination: URL) throws -> Bool
+
+  /// The file `url` names, every symbolic link on the way followed, the last one too even when
+  /// its target does not exist yet: what a key is identified by, and where its file, its lock
+  /// and its copies are (see the Data safety article).
+  ///
+  /// - Throws: ``FileSystemError`` when the path cannot name a file: a loop of links, a name too
+  ///   long, a link to a name that is not valid UTF-8.
+  func resolve(_ url: URL) throws -> URL
+
+  /// ``resolve(_:)``, taking the resolution of `url`'s folder from `folders` when it is there,
+  /// and putting it there when the folder exists: the links on the way to a folder are then
+  /// followed once per folder, and each key's creation examines only its own name.
+  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL
+
   /// Removes the file at `url`; removing a missing file is not an error.
   func removeItem(at url: URL) throws
 
@@ -66,6 +98,30 @@ package protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+  /// Writes a new file by checking the name is free, then replacing atomically: for file systems
+  /// that cannot do better (test doubles); the real and the in-memory ones never replace.
+  package func createAtomically(_ data: Data, at url: URL) throws {
+    if try identity(of: url) != nil {
+      throw FileSystemError(.write, path: url.path, reason: .alreadyExists)
+    }
+    try writeAtomically(data, to: url)
+  }
+
+  /// Copies a file by reading it whole: for file systems that cannot do better (test doubles).
+  package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+    guard let data = try contents(of: source, maximumSize: Int.max) else { return false }
+    try createAtomically(data, at: destination)
+    return true
+  }
+
+  /// The path as written, standardized: for file systems without symbolic links.
+  package func resolve(_ url: URL) throws -> URL { url.standardizedFileURL }
+
+  /// ``resolve(_:)`` itself, for file systems that keep nothing per folder.
+  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    try resolve(url)
+  }
+
   /// Reads a whole file of at most ``FileSystemLimits/defaultMaximumFileSize`` bytes.
   ///
   /// The same as ``contents(of:maximumSize:)`` with the default limit: a FIFO, a device, a
@@ -75,6 +131,21 @@ extension FileSystem {
   /// - Throws: ``FileSystemError`` when the file exists but cannot be read.
   package func contents(of url: URL) throws -> Data? {
     try contents(of: url, maximumSize: FileSystemLimits.defaultMaximumFileSize)
+  }
+}
+
+/// The folders whose links a storage context has resolved, by the path they were named by (see
+/// ``FileSystem/resolve(_:folders:)``).
+package final class ResolvedFolders: Sendable {
+  private let paths = Mutex<[String: String]>([:])
+
+  /// Creates an empty record.
+  package init() {}
+
+  /// The resolved path of the folder named `path`, if it was resolved.
+  package subscript(path: String) -> String? {
+    get { paths.withLock { $0[path] } }
+    set { paths.withLock { $0[path] = newValue } }
   }
 }
 

@@ -38,6 +38,23 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     case tooLarge(size: Int64, limit: Int)
     /// The path is a loop of symbolic links (`ELOOP`): following them never reaches a file.
     case linkLoop
+    /// The value encodes to `size` bytes, more than the `limit` its key reads, so it was not
+    /// written: a key never writes a file it would refuse to read (see the Data safety article).
+    case valueTooLarge(size: Int, limit: Int)
+    /// A name in the path is longer than the file system allows (`limit` bytes in UTF-8); the key
+    /// is refused when it is created, before anything is read or written.
+    case nameTooLong(name: String, length: Int, limit: Int)
+    /// The path is longer than the system calls accept (`limit` bytes); the key is refused when
+    /// it is created, before anything is read or written.
+    case pathTooLong(length: Int, limit: Int)
+    /// A name on the way to the file (the target of a symbolic link) is not valid UTF-8, so it
+    /// cannot be named exactly; `name` shows its bytes, with `\xNN` for those that are not.
+    case nameNotUTF8(name: String)
+    /// Something already has the name a new file was to get (`EEXIST`); nothing was replaced.
+    case alreadyExists
+    /// This process itself held the file's lock for the whole wait: another storage context, or
+    /// a transaction that is waiting for this save.
+    case lockHeldByThisProcess(seconds: Int)
 
     public var description: String {
       switch self {
@@ -61,7 +78,36 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
         return
           "the path is a loop of symbolic links that never reaches a file, so nothing was read "
           + "and the links were left untouched; fix or remove one of them"
+      case .valueTooLarge(let size, let limit):
+        return
+          "the value is \(Self.bytes(Int64(size))) once encoded, more than the key's "
+          + "maximumFileSize of \(Self.bytes(Int64(limit))), which it could not read back, so "
+          + "nothing was written and the file is as it was; store less or raise maximumFileSize"
+      case .nameTooLong(let name, let length, let limit):
+        return
+          "the name \(Self.abbreviated(name)) is \(length) bytes long, more than the \(limit) "
+          + "bytes a file system allows, so nothing was read or written; use a shorter name"
+      case .pathTooLong(let length, let limit):
+        return
+          "the path is \(length) bytes long, more than the \(limit) bytes the system accepts, so "
+          + "nothing was read or written; use a shorter path"
+      case .nameNotUTF8(let name):
+        return
+          "the name \(name) on the way to the file is not valid UTF-8, so the file cannot be "
+          + "named exactly and nothing was read or written; rename it to a UTF-8 name"
+      case .alreadyExists:
+        return "something already has that name, and it was left as it was"
+      case .lockHeldByThisProcess(let seconds):
+        return
+          "this process itself held the file's lock for \(seconds) seconds (another storage "
+          + "context, or a transaction waiting for this save); nothing was written"
       }
+    }
+
+    /// `name`, or its start and end around an ellipsis when it is too long to read in a message.
+    private static func abbreviated(_ name: String) -> String {
+      guard name.count > 60 else { return "'\(name)'" }
+      return "'\(name.prefix(40))…\(name.suffix(12))'"
     }
 
     /// A byte count, with its size in MiB when that is easier to read.
@@ -80,6 +126,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
       case EACCES, EPERM, EROFS: self = .permissionDenied
       case EIO: self = .ioError
       case ELOOP: self = .linkLoop
+      case EEXIST: self = .alreadyExists
       default: self = .posix(code: code)
       }
     }
@@ -93,17 +140,82 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
   }
 
   public var description: String {
-    "Could not \(operation.verb) \(path): \(reason)."
+    "Could not \(operation.verb) \(path): \(reason)\(advice)."
+  }
+
+  /// What to do about a reason that does not say it itself (data-safety rule "Errors are typed
+  /// and say what to do").
+  private var advice: String {
+    // NB: a write, a rename or a folder made for it fails before the file is replaced, so the
+    // file is as it was; a failed flush of the folder comes after the rename, and says less.
+    let untouched = [.write, .rename, .createFolder].contains(operation)
+    switch (operation, reason) {
+    case (.lock, .posix(EISDIR)):
+      return
+        "; that is a folder, where Keepsake keeps the lock of the file beside it, so nothing was "
+        + "written: move the folder away"
+    case (.lock, .posix(ENOTDIR)):
+      return
+        "; something on the way to the lock file Keepsake keeps beside the file is not a folder, "
+        + "so nothing was written: check the path"
+    case (.lock, .permissionDenied):
+      return
+        "; Keepsake keeps the lock of a file in a file beside it, so nothing was written: allow "
+        + "this user to create and write files in the folder"
+    case (.lock, .lockTimedOut):
+      return ": try again once it has finished, or end the process that is stuck holding it"
+    case (.lock, .lockHeldByThisProcess):
+      return
+        ": do not save a file from inside a transaction on the same file in another storage "
+        + "context"
+    case (.read, .permissionDenied), (.list, .permissionDenied):
+      return "; nothing was changed: allow this user to read the file and its folder"
+    case (_, .permissionDenied):
+      return
+        (untouched ? "; the file is as it was" : "")
+        + ": allow this user to write the file and its folder (a read-only file system or an "
+        + "immutable file, see lsattr, refuses it too)"
+    case (_, .diskFull):
+      return (untouched ? "; the file is as it was" : "") + ": free some space and save again"
+    case (_, .shortWrite):
+      return (untouched ? "; the file is as it was" : "") + ": the disk may be full"
+    case (_, .posix(EFBIG)):
+      return
+        (untouched ? "; the file is as it was" : "")
+        + ": a limit on file sizes was reached (this process's ulimit -f, or the file system's)"
+    case (_, .ioError):
+      return
+        (untouched ? "; the file is as it was" : "")
+        + ": the disk may be failing; copy the data somewhere safe"
+    case (_, .posix(EISDIR)) where untouched:
+      return "; a folder has the file's name, and it was left as it was: move it away"
+    case (_, .posix):
+      return untouched ? "; the file is as it was" : ""
+    default:
+      return ""
+    }
   }
 }
 
 extension FileSystemError: DescribesUntouchedData {
+  /// A name or path the system cannot take is a problem of the key's path, not of its data.
+  var isAboutThePath: Bool {
+    switch reason {
+    case .nameTooLong, .pathTooLong, .nameNotUTF8: true
+    default: false
+    }
+  }
+
   /// The reasons for refusing a bad file say that it was left untouched (rule "Bad files get a
   /// clear error at once").
   var saysDataIsUntouched: Bool {
     switch reason {
-    case .notARegularFile, .tooLarge, .linkLoop: true
-    case .diskFull, .permissionDenied, .ioError, .shortWrite, .lockTimedOut, .posix: false
+    case .notARegularFile, .tooLarge, .linkLoop, .valueTooLarge, .nameTooLong, .pathTooLong,
+      .nameNotUTF8, .alreadyExists:
+      true
+    case .diskFull, .permissionDenied, .ioError, .shortWrite, .lockTimedOut,
+      .lockHeldByThisProcess, .posix:
+      false
     }
   }
 }

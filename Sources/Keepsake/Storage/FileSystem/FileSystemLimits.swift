@@ -1,4 +1,4 @@
-/// Bounds on what Keepsake reads from a file system.
+/// Bounds on what Keepsake reads from a file system, and on the names it makes there.
 ///
 /// A key's file is read whole into memory to decode it, so a file far larger than any saved
 /// value could be (a log file or a disk image at the key's path, a store gone wrong) would
@@ -13,4 +13,19 @@
   /// could take a phone's or a small server's memory. A file system reads at most this many
   /// bytes plus one, even from a file that grows while it is read.
   @usableFromInline package static let defaultMaximumFileSize: Int = 256 * 1024 * 1024
+
+  /// The longest name of a file or folder, in UTF-8 bytes: `NAME_MAX` of ext4, XFS, Btrfs and
+  /// APFS.
+  ///
+  /// A key whose file's name is longer is refused when it is created
+  /// (``FileSystemError/Reason/nameTooLong(name:length:limit:)``); the names Keepsake makes
+  /// beside a file are shortened to fit (see `FileName`).
+  package static let maximumNameLength = 255
+
+  /// The longest path the system calls accept, in bytes, terminator excluded (`PATH_MAX - 1`).
+  #if canImport(Darwin)
+    package static let maximumPathLength = 1023
+  #else
+    package static let maximumPathLength = 4095
+  #endif
 }

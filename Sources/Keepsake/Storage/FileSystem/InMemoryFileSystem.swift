@@ -105,6 +105,32 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   package func writeAtomically(_ data: Data, to url: URL) throws {
+    try write(data, to: url, replacing: true)
+  }
+
+  package func createAtomically(_ data: Data, at url: URL) throws {
+    try write(data, to: url, replacing: false)
+  }
+
+  /// The path as written: this disk has no links, and standardizes every path it is given.
+  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL { url }
+
+  /// Copies the bytes, as the real disk does by linking: the same steps as a write of a new file.
+  package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+    let data = try state.withLock { state -> Data? in
+      let path = Self.key(source)
+      guard let data = state.files[path] else { return nil }
+      try Self.perform(.read, path, &state)
+      return data
+    }
+    guard let data else { return false }
+    try createAtomically(data, at: destination)
+    return true
+  }
+
+  /// The atomic protocol, step by step; with `replacing` false the rename fails rather than
+  /// replace a file, as the real disk's link does.
+  private func write(_ data: Data, to url: URL, replacing: Bool) throws {
     let path = Self.key(url)
     let folder = (path as NSString).deletingLastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
@@ -129,6 +155,9 @@ package final class InMemoryFileSystem: FileSystem {
           Self.record(.write, temporary, nil, &state)
         }
         try Self.perform(.fsync, temporary, &state)
+        if !replacing && state.files[path] != nil {
+          throw Self.record(.rename, path, .alreadyExists, &state)
+        }
         try Self.perform(.rename, path, &state)
         state.files[path] = data
         state.identities[path] = state.version

@@ -19,7 +19,9 @@ extension LocalFileSystem {
   ///   the lock stayed held by someone else for `timeout`, or the reason the lock file could not
   ///   be opened.
   package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
-    let target = url.resolvingSymlinksInPath()
+    // NB: beside the file a link leads to, never beside the link: every spelling of one file
+    // (through links, `..`, a dangling link whose target a first save creates) shares one lock.
+    let target = try resolve(url, for: .lock)
     try createFolder(target.deletingLastPathComponent())
     let path = FileLock.lockFileURL(for: target).path
     let fd = calls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -39,14 +41,19 @@ extension LocalFileSystem {
       }
       if ContinuousClock.now >= deadline {
         _ = calls.close(fd)
+        let seconds = Int(timeout.components.seconds)
         throw FileSystemError(
-          .lock, path: path, reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
+          .lock, path: path,
+          reason: FileLock.heldHere(path)
+            ? .lockHeldByThisProcess(seconds: seconds) : .lockTimedOut(seconds: seconds))
       }
       usleep(pause)
       pause = min(pause * 2, 2_000)
     }
     let calls = self.calls
+    FileLock.holding(path, true)
     return FileLock {
+      FileLock.holding(path, false)
       _ = calls.flock(fd, LOCK_UN)
       _ = calls.close(fd)
     }

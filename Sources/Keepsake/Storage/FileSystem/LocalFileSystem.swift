@@ -14,7 +14,7 @@ import Foundation
 /// `Data.write(options: .atomic)` is not used: measured on Linux it never flushes the folder (so
 /// the rename may not survive a power loss), resets a `0600` file to `0644`, and replaces a
 /// symbolic link with a regular file. This writer keeps the file's permissions and writes through
-/// a link to its target.
+/// a link to its target, also a link whose target does not exist yet (see ``resolve(_:)``).
 ///
 /// Reading refuses at once what it must not read (rule "Bad files get a clear error at once"): a
 /// FIFO, a device, a socket or a directory is found by `fstat` on a descriptor opened without
@@ -96,35 +96,73 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func writeAtomically(_ data: Data, to url: URL) throws {
-    // Write through a symbolic link to its target, so the link survives.
-    let target = url.resolvingSymlinksInPath()
+    // Write through a symbolic link to its target, so the link survives, also a link whose
+    // target does not exist yet (its target is created).
+    let target = try resolve(url, for: .write)
     let folder = target.deletingLastPathComponent()
     try createFolder(folder)
-    let temporary = folder.appendingPathComponent(TemporaryFile.name(for: target.lastPathComponent))
     let existingMode = try fileMode(target.path)
-
-    let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-    guard fd >= 0 else {
-      throw FileSystemError(.write, path: temporary.path, reason: .init(errno: errno))
-    }
-    var succeeded = false
-    defer {
-      if !succeeded { _ = calls.unlink(temporary.path) }
-    }
-    do {
-      defer { _ = calls.close(fd) }
-      if let existingMode { _ = calls.fchmod(fd, existingMode) }
-      try writeAll(data, to: fd, path: temporary.path)
-      guard calls.fullFsync(fd) == 0 else {
-        throw FileSystemError(.fsync, path: temporary.path, reason: .init(errno: errno))
-      }
+    let temporary = try writeTemporary(besides: target, mode: existingMode) { fd, path in
+      try writeAll(data, to: fd, path: path)
     }
     guard calls.rename(temporary.path, target.path) == 0 else {
-      throw FileSystemError(.rename, path: target.path, reason: .init(errno: errno))
+      let code = errno
+      _ = calls.unlink(temporary.path)
+      throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
     }
-    succeeded = true
     // The rename is only durable once the folder's entry is on disk.
     try syncFolder(folder)
+  }
+
+  package func createAtomically(_ data: Data, at url: URL) throws {
+    let target = try resolve(url, for: .write)
+    try createFolder(target.deletingLastPathComponent())
+    let temporary = try writeTemporary(besides: target, mode: nil) { fd, path in
+      try writeAll(data, to: fd, path: path)
+    }
+    try place(temporary, at: target)
+  }
+
+  package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+    let path = source.path
+    // NB: opened and examined as a read is (rule "Bad files get a clear error at once"), so a
+    // FIFO or a device is refused, not copied, and nothing blocks.
+    let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
+    if fd < 0 {
+      let code = errno
+      if code == ENOENT { return false }
+      if code == ENXIO, let kind = Self.specialKind(atPath: path) {
+        throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
+      }
+      throw FileSystemError(.read, path: path, reason: .init(errno: code))
+    }
+    defer { _ = calls.close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      throw FileSystemError(.read, path: path, reason: .init(errno: errno))
+    }
+    if let kind = Self.kind(of: info.st_mode) {
+      throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
+    }
+    let target = try resolve(destination, for: .write)
+    // A second name for the same file: instant whatever its size, reads nothing, and never
+    // replaces what has the name already.
+    if calls.link(path, target.path) == 0 {
+      try syncFolder(target.deletingLastPathComponent())
+      return true
+    }
+    let code = errno
+    guard Self.cannotLink(code) else {
+      throw FileSystemError(.write, path: target.path, reason: .init(errno: code))
+    }
+    // A file system without hard links: copy the bytes, a block at a time.
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    let temporary = try writeTemporary(besides: target, mode: info.st_mode & 0o7777) { out, name in
+      try copyAll(from: fd, source: path, to: out, path: name)
+    }
+    try place(temporary, at: target)
+    return true
   }
 
   package func identity(of url: URL) throws -> FileIdentity? {
@@ -149,6 +187,8 @@ package struct LocalFileSystem: FileSystem {
     }
   }
 
+  /// The names in a folder; names that are not valid UTF-8 are left out (see ``PathBytes``):
+  /// Keepsake cannot name them exactly, so it never touches them.
   package func contentsOfDirectory(at url: URL) throws -> [String] {
     guard let dir = opendir(url.path) else {
       if errno == ENOENT { return [] }
@@ -158,27 +198,111 @@ package struct LocalFileSystem: FileSystem {
     var names: [String] = []
     while let entry = readdir(dir) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        PathBytes.string(raw.prefix(while: { $0 != 0 }))
       }
-      if name != "." && name != ".." { names.append(name) }
+      if let name, name != "." && name != ".." { names.append(name) }
     }
     return names.sorted()
   }
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    FolderWatcher.watch(url.resolvingSymlinksInPath(), onChange: onChange)
+    FolderWatcher.watch((try? resolve(url)) ?? url, onChange: onChange)
   }
 
   // MARK: - Helpers
 
-  private func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+  /// Creates a temporary file beside `target`, fills it with `fill`, and flushes it to disk;
+  /// removes it again when anything fails.
+  ///
+  /// Errors name `target`, the file the app knows: the temporary file is Keepsake's own.
+  private func writeTemporary(
+    besides target: URL, mode: mode_t?, fill: (Int32, String) throws -> Void
+  ) throws -> URL {
+    let temporary = target.deletingLastPathComponent().appendingPathComponent(
+      TemporaryFile.name(for: target.lastPathComponent))
+    let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard fd >= 0 else {
+      throw FileSystemError(.write, path: target.path, reason: .init(errno: errno))
+    }
+    var succeeded = false
+    defer {
+      if !succeeded { _ = calls.unlink(temporary.path) }
+    }
+    do {
+      defer { _ = calls.close(fd) }
+      if let mode { _ = calls.fchmod(fd, mode) }
+      try fill(fd, target.path)
+      guard calls.fullFsync(fd) == 0 else {
+        throw FileSystemError(.fsync, path: target.path, reason: .init(errno: errno))
+      }
+    }
+    succeeded = true
+    return temporary
+  }
+
+  /// Gives the flushed `temporary` file the name `target`, only if nothing has it yet, and
+  /// makes that durable.
+  ///
+  /// NB: `link` then `unlink` rather than `rename`, which would replace whatever has the name:
+  /// two processes keeping a copy in the same second must both keep theirs. File systems without
+  /// hard links get a check then a rename, which only a writer racing in between could defeat.
+  private func place(_ temporary: URL, at target: URL) throws {
+    if calls.link(temporary.path, target.path) == 0 {
+      // Removed before the folder is flushed, so one flush makes both changes durable.
+      _ = calls.unlink(temporary.path)
+    } else {
+      let code = errno
+      var info = stat()
+      let failure: FileSystemError? =
+        !Self.cannotLink(code)
+        ? FileSystemError(.write, path: target.path, reason: .init(errno: code))
+        : lstat(target.path, &info) == 0
+          ? FileSystemError(.write, path: target.path, reason: .alreadyExists) : nil
+      if let failure {
+        _ = calls.unlink(temporary.path)
+        throw failure
+      }
+      guard calls.rename(temporary.path, target.path) == 0 else {
+        let code = errno
+        _ = calls.unlink(temporary.path)
+        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
+      }
+    }
+    try syncFolder(target.deletingLastPathComponent())
+  }
+
+  /// Whether `link` failed because the file system has no hard links (rather than because of
+  /// the names).
+  private static func cannotLink(_ code: Int32) -> Bool {
+    code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK || code == EXDEV
+  }
+
+  /// Copies what is left to read from `source` into `out`, a block at a time.
+  private func copyAll(from source: Int32, source path: String, to out: Int32, path outPath: String)
+    throws
+  {
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw FileSystemError(.read, path: path, reason: .init(errno: errno))
+      }
+      if count == 0 { return }
+      try writeAll(Data(buffer[..<count]), to: out, path: outPath, appending: true)
+    }
+  }
+
+  /// Writes all of `data` at the start of `fd`, or, `appending`, at its end.
+  private func writeAll(_ data: Data, to fd: Int32, path: String, appending: Bool = false) throws {
+    let start = appending ? Int(lseek(fd, 0, SEEK_END)) : 0
     try data.withUnsafeBytes { buffer in
       // An empty file is created, flushed and renamed like any other: nothing to write.
       guard buffer.baseAddress != nil else { return }
       var offset = 0
       while offset < buffer.count {
         let count = calls.write(
-          fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]), offset)
+          fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]), start + offset)
         if count < 0 {
           if errno == EINTR { continue }
           throw FileSystemError(.write, path: path, reason: .init(errno: errno))
@@ -194,9 +318,9 @@ package struct LocalFileSystem: FileSystem {
 
   /// The permissions of the file at `path`, or `nil` when there is none yet.
   ///
-  /// - Throws: ``FileSystemError/Reason/linkLoop`` for a loop of symbolic links, which
-  ///   `resolvingSymlinksInPath()` returns unresolved: renaming over it would replace a link
-  ///   the user made (rule "Bad files get a clear error at once").
+  /// - Throws: ``FileSystemError/Reason/linkLoop`` for a loop of symbolic links made after the
+  ///   path was resolved: renaming over it would replace a link the user made (rule "Bad files
+  ///   get a clear error at once").
   private func fileMode(_ path: String) throws -> mode_t? {
     var info = stat()
     guard stat(path, &info) == 0 else {

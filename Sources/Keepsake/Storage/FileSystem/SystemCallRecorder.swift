@@ -34,6 +34,8 @@ import Synchronization
       case fsync(path: String, fd: Int32, full: Bool)
       case close(path: String, fd: Int32)
       case rename(from: String, to: String)
+      /// A new name `to` for the file at `from`.
+      case link(from: String, to: String)
       case unlink(path: String)
       case mkdir(path: String)
       case fchmod(path: String, fd: Int32, mode: mode_t)
@@ -59,6 +61,7 @@ import Synchronization
       case .fsync(let path, _, let full): return "\(full ? "fullfsync" : "fsync") \(path)\(outcome)"
       case .close(let path, _): return "close \(path)\(outcome)"
       case .rename(let from, let to): return "rename \(from) \(to)\(outcome)"
+      case .link(let from, let to): return "link \(from) \(to)\(outcome)"
       case .unlink(let path): return "unlink \(path)\(outcome)"
       case .mkdir(let path): return "mkdir \(path)\(outcome)"
       case .fchmod(let path, _, let mode):
@@ -176,6 +179,14 @@ import Synchronization
         let call = Record.Call.rename(from: from, to: to)
         return perform(call) {
           live.rename(from, to)
+        } record: { _ in
+          call
+        }
+      },
+      link: { [self] from, to in
+        let call = Record.Call.link(from: from, to: to)
+        return perform(call) {
+          live.link(from, to)
         } record: { _ in
           call
         }

@@ -35,6 +35,9 @@ package final class SystemCalls: Sendable {
   package let close: @Sendable (_ fd: Int32) -> Int32
   /// `rename(from, to)`.
   package let rename: @Sendable (_ from: String, _ to: String) -> Int32
+  /// `link(from, to)`, following a link at `from`: gives the file at `from` the new name `to`,
+  /// failing with `EEXIST` rather than replace anything there.
+  package let link: @Sendable (_ from: String, _ to: String) -> Int32
   /// `unlink(path)`.
   package let unlink: @Sendable (_ path: String) -> Int32
   /// `mkdir(path, mode)`.
@@ -52,6 +55,7 @@ package final class SystemCalls: Sendable {
     fsync: @escaping @Sendable (_ fd: Int32) -> Int32,
     close: @escaping @Sendable (_ fd: Int32) -> Int32,
     rename: @escaping @Sendable (_ from: String, _ to: String) -> Int32,
+    link: @escaping @Sendable (_ from: String, _ to: String) -> Int32,
     unlink: @escaping @Sendable (_ path: String) -> Int32,
     mkdir: @escaping @Sendable (_ path: String, _ mode: mode_t) -> Int32,
     fchmod: @escaping @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32,
@@ -63,6 +67,7 @@ package final class SystemCalls: Sendable {
     self.fsync = fsync
     self.close = close
     self.rename = rename
+    self.link = link
     self.unlink = unlink
     self.mkdir = mkdir
     self.fchmod = fchmod
@@ -88,6 +93,7 @@ package final class SystemCalls: Sendable {
     fsync: { fd in systemFsync(fd) },
     close: { fd in systemClose(fd) },
     rename: { from, to in systemRename(from, to) },
+    link: { from, to in systemLink(from, to) },
     unlink: { path in systemUnlink(path) },
     mkdir: { path, mode in systemMkdir(path, mode) },
     fchmod: { fd, mode in systemFchmod(fd, mode) },
@@ -102,6 +108,9 @@ private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
 private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func systemLink(_ from: String, _ to: String) -> Int32 {
+  linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW)
+}
 private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
 private func systemMkdir(_ path: String, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
 private func systemFchmod(_ fd: Int32, _ mode: mode_t) -> Int32 { fchmod(fd, mode) }

@@ -15,14 +15,26 @@ import Foundation
 enum TemporaryFile {
   static let marker = ".keepsake-tmp-"
 
+  /// The longest file name whose temporary files carry it whole: a longer one is shortened
+  /// (see `FileName`) so every temporary name fits within the file system's limit.
+  ///
+  /// The rest of a temporary name is a dot, ``marker``, a process id and a random number of at
+  /// most ten digits each, and a dash.
+  static let nameBudget = FileSystemLimits.maximumNameLength - 1 - marker.utf8.count - 21
+
+  /// What stands for `fileName` in its temporary files' names.
+  static func stem(for fileName: String) -> String {
+    FileName.fitting(fileName, within: nameBudget)
+  }
+
   /// A fresh temporary name for `fileName`, hidden and unique to this process.
   static func name(for fileName: String) -> String {
-    ".\(fileName)\(marker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    ".\(stem(for: fileName))\(marker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
   }
 
   /// Whether `name` is a temporary file of `fileName` whose writer is no longer running.
   static func isAbandoned(_ name: String, for fileName: String) -> Bool {
-    let prefix = ".\(fileName)\(marker)"
+    let prefix = ".\(stem(for: fileName))\(marker)"
     guard name.hasPrefix(prefix) else { return false }
     let rest = name.dropFirst(prefix.count)
     guard let pidText = rest.split(separator: "-").first, let pid = Int32(pidText) else {
@@ -91,11 +103,9 @@ enum TemporaryFile {
     for name in abandoned {
       guard let target = targetName(of: name) else { continue }
       // NB: a copy's temporary file (a quarantine or conflict copy cut short) belongs to the
-      // file too: nothing else would ever remove it.
-      let belongs =
-        target == fileName
-        || Quarantine.originalURL(of: folder.appendingPathComponent(target))?.lastPathComponent
-          == fileName
+      // file too: nothing else would ever remove it. Copies' names are never shortened here:
+      // they are made to fit `nameBudget`.
+      let belongs = target == stem(for: fileName) || Quarantine.isCopy(named: target, of: fileName)
       guard belongs else { continue }
       try? fileSystem.removeItem(at: folder.appendingPathComponent(name))
       removed.insert(name)

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The copies a file key keeps beside its file: quarantine copies of a damaged file (data-safety
+/// rule "A damaged file is preserved before anything replaces it") and conflict copies of
+/// another process's version (rule "Processes that share a file lose nothing"; see the Data
+/// safety article).
+extension FileStorageKey {
+  /// Keeps `data`, the other side of a conflict, as a conflict copy beside the file.
+  ///
+  /// A copy with the same bytes as one kept already is not written again: that one is returned.
+  /// Past ``Quarantine/conflictCopyLimit`` copies of the file, the oldest one and the newest ones
+  /// stay and those in between are removed, and returned as pruned so the app is told.
+  func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy {
+    try checkPath()
+    let fileSystem = context.fileSystem
+    let folder = file.deletingLastPathComponent()
+    let names = try fileSystem.contentsOfDirectory(at: folder)
+    let earlier = Quarantine.copies(
+      of: file.lastPathComponent, among: names, marker: Quarantine.conflictMarker)
+    // Newest first: a value in conflict again and again mostly meets the same other version.
+    for name in earlier.reversed() {
+      let copy = folder.appendingPathComponent(name)
+      guard (try? fileSystem.identity(of: copy))?.size == Int64(data.count),
+        (try? fileSystem.contents(of: copy, maximumSize: data.count)) == data
+      else { continue }
+      return KeptConflictCopy(url: copy, pruned: [])
+    }
+    let made = try keepCopy(marker: Quarantine.conflictMarker, in: context, names: names) { copy in
+      try fileSystem.createAtomically(data, at: copy)
+      return true
+    }
+    guard let made else { return KeptConflictCopy(url: file, pruned: []) }
+    // The new copy is durable before any old one goes.
+    let all = earlier + [made.lastPathComponent]
+    let excess = all.count - Quarantine.conflictCopyLimit
+    guard excess > 0 else { return KeptConflictCopy(url: made, pruned: []) }
+    var pruned: [URL] = []
+    for name in all[1...excess] {
+      let copy = folder.appendingPathComponent(name)
+      if (try? fileSystem.removeItem(at: copy)) != nil { pruned.append(copy) }
+    }
+    return KeptConflictCopy(url: made, pruned: pruned)
+  }
+
+  /// Makes a new copy of the file with `marker` in its name through `make`, under a name no
+  /// other file has: when another process takes the name first, the next one is tried.
+  ///
+  /// - Returns: The copy, or `nil` when `make` found nothing to copy.
+  func keepCopy(
+    marker: String, in context: StorageContext, names: [String]? = nil,
+    make: (URL) throws -> Bool
+  ) throws -> URL? {
+    var taken = Set(
+      try names
+        ?? context.fileSystem.contentsOfDirectory(
+          at: file.deletingLastPathComponent()))
+    // NB: bounded, so a file system that says every name is taken cannot hold the save forever.
+    for _ in 0..<1000 {
+      let copy = Quarantine.url(for: file, existingNames: taken, marker: marker)
+      do {
+        return try make(copy) ? copy : nil
+      } catch let error as FileSystemError where error.reason == .alreadyExists {
+        // NB: the copy's own name was taken between the listing and the write (two processes
+        // in one second); the file itself is never replaced, so trying the next name is safe.
+        taken.insert(copy.lastPathComponent)
+      }
+    }
+    throw FileSystemError(.write, path: file.path, reason: .alreadyExists)
+  }
+}
+
+/// Where a conflict copy was kept, and the older copies removed to keep their number bounded.
+struct KeptConflictCopy: Sendable {
+  /// The copy with the other side's bytes: a new one, or one kept earlier with the same bytes.
+  var url: URL
+  /// Older conflict copies of the file removed to stay within ``Quarantine/conflictCopyLimit``.
+  var pruned: [URL]
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+extension LocalFileSystem {
+  /// The file `url` names, with every symbolic link on the way followed, the last one too, even
+  /// when what it points at does not exist yet.
+  ///
+  /// `..` is taken after the links before it, as the system does (`link/../x` is beside the
+  /// link's target, not beside the link). When the file does not exist, the deepest folder that
+  /// does is resolved and the missing rest added to it, so a dangling link `drafts.json ->
+  /// sub/target.json` resolves to `sub/target.json` (which a first save creates, folder and all).
+  ///
+  /// One `realpath` when the file exists, the common case; a few `lstat`s and `readlink`s more
+  /// when it does not.
+  ///
+  /// - Throws: ``FileSystemError`` with ``FileSystemError/Reason/linkLoop`` when the links never
+  ///   reach a file, ``FileSystemError/Reason/nameTooLong(name:length:limit:)`` or
+  ///   ``FileSystemError/Reason/pathTooLong(length:limit:)`` for names the system refuses, and
+  ///   ``FileSystemError/Reason/nameNotUTF8(name:)`` when a link points at a name that is not
+  ///   valid UTF-8. A path that cannot be examined for another reason (a folder this user may not
+  ///   search) is returned as written, so the operation on it reports that reason.
+  package func resolve(_ url: URL) throws -> URL { try resolve(url, for: .read) }
+
+  /// ``resolve(_:)``, with errors naming `operation`: the one that needed the path resolved.
+  func resolve(_ url: URL, for operation: FileOperation) throws -> URL {
+    let path = url.path
+    var followed = 0
+    do {
+      let resolved = try Self.resolve(Self.lexical(path), followed: &followed)
+      if resolved == path { return url }
+      // NB: a link to a device, a FIFO or a folder stays the link: the read refuses it by the
+      // name the app gave, and its advice ("remove it") must never point at `/dev/zero`.
+      var info = stat()
+      if stat(resolved, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return url }
+      return URL(fileURLWithPath: resolved)
+    } catch let error as ResolutionFailure {
+      switch error {
+      case .unexaminable: return url
+      case .failed(let reason): throw FileSystemError(operation, path: path, reason: reason)
+      }
+    }
+  }
+
+  /// ``resolve(_:)`` with the folder's resolution kept in `folders`: one `lstat` of the file's
+  /// own name once its folder is known, against a `realpath` that examines every name on the way
+  /// (measured here: about 2 µs against 7 µs, on a key's creation).
+  ///
+  /// NB: a folder is resolved once per storage context: a link on the way to it that is changed
+  /// while the app runs takes effect in the next context (the next launch). The file's own name
+  /// is examined every time.
+  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+    let path = Self.lexical(url.path)
+    let (parent, name) = Self.split(path)
+    guard name != "..", name != ".", !name.isEmpty else { return try resolve(url) }
+    let folder: String
+    if let known = folders[parent] {
+      folder = known
+    } else {
+      // Only a folder that exists is kept: a missing one may yet be made a link.
+      guard let real = try? Self.realPath(parent) else { return try resolve(url) }
+      folders[parent] = real
+      folder = real
+    }
+    let candidate = folder == "/" ? "/" + name : folder + "/" + name
+    var info = stat()
+    guard lstat(candidate, &info) == 0 else {
+      switch errno {
+      case ENOENT: return candidate == url.path ? url : URL(fileURLWithPath: candidate)
+      default: return try resolve(url)
+      }
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return candidate == url.path ? url : URL(fileURLWithPath: candidate)
+    case S_IFLNK: return try resolve(URL(fileURLWithPath: candidate))
+    // A FIFO, a device or a folder stays as the app named it, as in `resolve(_:)`.
+    default: return url
+    }
+  }
+
+  /// Why a path could not be resolved: a reason to report, or a path to leave as written.
+  private enum ResolutionFailure: Error {
+    case failed(FileSystemError.Reason)
+    case unexaminable
+  }
+
+  /// The most links followed before a path counts as a loop, as the system's `SYMLOOP_MAX`.
+  private static let maximumLinks = 40
+
+  private static func resolve(_ path: String, followed: inout Int) throws -> String {
+    if let real = try realPath(path) { return real }
+    // Something on the way is missing: the file, a folder above it, or a link's target.
+    let (parent, name) = split(path)
+    if name == ".." { return split(try resolve(parent, followed: &followed)).parent }
+    var info = stat()
+    if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+      followed += 1
+      guard followed <= maximumLinks else { throw ResolutionFailure.failed(.linkLoop) }
+      let target = try linkTarget(path)
+      let next = target.hasPrefix("/") ? target : parent + "/" + target
+      return try resolve(lexical(next), followed: &followed)
+    }
+    let folder = try resolve(parent, followed: &followed)
+    return folder == "/" ? "/" + name : folder + "/" + name
+  }
+
+  /// `realpath` of `path`, or `nil` when something on the way does not exist.
+  fileprivate static func realPath(_ path: String) throws -> String? {
+    guard let resolved = realpath(path, nil) else {
+      switch errno {
+      case ENOENT: return nil
+      case ELOOP: throw ResolutionFailure.failed(.linkLoop)
+      case ENAMETOOLONG: throw ResolutionFailure.failed(tooLong(path))
+      default: throw ResolutionFailure.unexaminable
+      }
+    }
+    defer { free(resolved) }
+    guard let text = PathBytes.string(cString: resolved) else {
+      throw ResolutionFailure.failed(
+        .nameNotUTF8(name: PathBytes.escaped(PathBytes.bytes(cString: resolved))))
+    }
+    return text
+  }
+
+  /// Where the symbolic link at `path` points, as written in the link.
+  private static func linkTarget(_ path: String) throws -> String {
+    var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+    let count = buffer.withUnsafeMutableBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { readlink(path, $0.baseAddress!, $0.count) }
+    }
+    guard count >= 0 else { throw ResolutionFailure.unexaminable }
+    let bytes = buffer[..<count]
+    guard let target = PathBytes.string(bytes) else {
+      throw ResolutionFailure.failed(.nameNotUTF8(name: PathBytes.escaped(bytes)))
+    }
+    return target
+  }
+
+  /// The reason the system refused `path` as too long: one of its names, or the whole.
+  private static func tooLong(_ path: String) -> FileSystemError.Reason {
+    let limit = FileSystemLimits.maximumNameLength
+    if let name = path.split(separator: "/").first(where: { $0.utf8.count > limit }) {
+      return .nameTooLong(name: String(name), length: name.utf8.count, limit: limit)
+    }
+    return .pathTooLong(length: path.utf8.count, limit: FileSystemLimits.maximumPathLength)
+  }
+
+  /// `path` without empty and `.` components; `..` stays, for ``resolve(_:followed:)``.
+  static func lexical(_ path: String) -> String {
+    guard path.contains("//") || path.contains("/.") || path.hasSuffix("/") else { return path }
+    let components = path.split(separator: "/").filter { $0 != "." }
+    return "/" + components.joined(separator: "/")
+  }
+
+  /// The folder and the name of an absolute path.
+  fileprivate static func split(_ path: String) -> (parent: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return ("/", path) }
+    let parent = String(path[..<slash])
+    return (parent.isEmpty ? "/" : parent, String(path[path.index(after: slash)...]))
+  }
+}

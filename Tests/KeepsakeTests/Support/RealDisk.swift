@@ -1,0 +1,29 @@
+import Foundation
+import Keepsake
+import KeepsakeTesting
+
+/// Storage contexts on the real disk, each standing for one process: its own references over the
+/// files of a temporary folder, with the real file system's links, locks and name limits.
+struct RealDisk {
+  /// The folder the test's files are in; removed when the last copy of this goes away.
+  let folder: TemporaryFolder
+
+  init() throws { folder = try TemporaryFolder() }
+
+  /// A fresh context on the real disk, as one more process sees it.
+  func process(_ name: String = "process") -> StorageContext {
+    StorageContext(name: name, fileSystem: LocalFileSystem(), isIsolated: true) { _ in
+      InMemoryPreferences()
+    }
+  }
+
+  /// The URL of `name` in the folder.
+  func file(_ name: String) -> URL { folder.file(name) }
+
+  /// A `Shared` of `key` in `context`.
+  func shared<Value>(
+    _ key: some SharedKey<Value>, in context: StorageContext, default value: Value
+  ) -> Shared<Value> {
+    StorageContext.withValue(context) { Shared(key, default: value) }
+  }
+}
