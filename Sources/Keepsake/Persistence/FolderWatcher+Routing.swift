@@ -19,11 +19,12 @@ struct WatchRoute {
   /// is told once its own folder is watched, since the file may have changed meanwhile.
   var owesCatchUp = false
 
-  init(subscriber: WatchSubscriber, file: URL) {
+  init(subscriber: WatchSubscriber, path: String) {
     self.subscriber = subscriber
-    self.file = file.path
-    self.fileName = file.lastPathComponent
-    self.folder = FolderPath.components(file.deletingLastPathComponent().path)
+    self.file = path
+    var components = FolderPath.components(path)
+    self.fileName = components.popLast() ?? ""
+    self.folder = components
   }
 
   func path(_ depth: Int) -> String { FolderPath.path(folder, count: depth) }
@@ -83,6 +84,15 @@ extension FolderWatcher {
     mutating func place(_ id: Int) -> WatchSubscriber? {
       guard var route = routes[id] else { return nil }
       var depth = route.folder.count
+      // NB: a new route whose folder is already watched needs no `stat`: the next key in a
+      // folder costs a dictionary lookup.
+      let ownFolder = route.path(depth)
+      if route.depth == nil, route.failure == nil, !route.owesCatchUp, folders[ownFolder] != nil {
+        _ = attach(id, to: ownFolder)
+        route.depth = depth
+        routes[id] = route
+        return nil
+      }
       while depth > 0 && !FolderPath.isFolder(route.path(depth)) { depth -= 1 }
       if depth < route.folder.count { route.owesCatchUp = true }
       // The folder watched so far stays watched until the next one is, so nothing is missed.

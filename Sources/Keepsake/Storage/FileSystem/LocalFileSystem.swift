@@ -206,7 +206,9 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    FolderWatcher.watch((try? resolve(url)) ?? url, onChange: onChange)
+    // NB: `url` is resolved by the caller (a key resolves its file once, at creation): resolving
+    // again here cost a `readlink` per folder of the path on every key made (measured).
+    FolderWatcher.watch(url, onChange: onChange)
   }
 
   // MARK: - Helpers

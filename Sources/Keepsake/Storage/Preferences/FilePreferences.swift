@@ -52,7 +52,7 @@ package final class FilePreferences: PreferencesStore {
     self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
     TemporaryFile.removeAbandoned(besides: url, in: fileSystem)
     _ = reloadFromDisk()
-    let subscription = fileSystem.watch(url) { [weak self] in
+    let subscription = fileSystem.watch((try? fileSystem.resolve(url)) ?? url) { [weak self] in
       guard let self else { return }
       self.queue.async { _ = self.reloadFromDisk() }
     }
