@@ -16,7 +16,7 @@ struct ScheduleGenerator {
     var setup = Schedule.Setup()
     setup.processes = [2, 2, 3, 3, 3, 4][Int.random(in: 0..<6, using: &random)]
     setup.files = Bool.random(using: &random) ? 2 : 1
-    for file in 0..<2 {
+    for file in 0..<setup.files {
       switch Int.random(in: 0..<10, using: &random) {
       case 0..<4: setup.initial[file] = .missing
       case 4..<8: setup.initial[file] = .items(Int.random(in: 1...3, using: &random))
