@@ -50,7 +50,7 @@ struct ProcessFileSystem: FileSystem {
         "\(SimulatedFile.folder.path)/.\(name).keepsake-tmp-\(Self.deadWriterPID)-"
         + "\(process.number)"
       disk.writeUnseen(data.prefix(data.count / 2), at: temporary)
-      process.simulation?.kill(process)
+      process.simulation?.killInWrite(process)
       throw FileSystemError(.write, path: temporary, reason: .ioError)
     }
     let before = try? disk.memory.identity(of: url)
