@@ -22,6 +22,7 @@ struct ScheduleRun {
     self.figures = simulation.figures
     self.checker = PromiseChecker.check(simulation.facts.all)
     self.log = simulation.log ?? []
+    simulation.tearDown()
   }
 
   var violations: [PromiseChecker.Violation] { checker.violations }

@@ -47,6 +47,18 @@ extension Simulation {
     if log != nil { logEvent("end") }
   }
 
+  /// Lets go of every process, so nothing of the schedule outlives it (a live process, its
+  /// lanes and its references hold each other).
+  func tearDown() {
+    for index in processes.indices {
+      guard let process = processes[index] else { continue }
+      process.die()
+      clockwork.discardTimers(of: process)
+      disk.removeWatchers(of: process)
+      process.releaseKeys()
+    }
+  }
+
   func recordFinal(_ process: SimulatedProcess) {
     for file in files {
       guard let key = process.keys[file.rawValue] else { continue }
