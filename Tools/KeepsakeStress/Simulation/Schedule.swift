@@ -240,6 +240,24 @@ public enum SimulationEvent: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// Whether the event names only processes and files that `setup` has.
+  func fits(_ setup: Schedule.Setup) -> Bool {
+    let process: Int?
+    let file: Int?
+    switch self {
+    case .step(let p, let f), .add(let p, let f), .remove(let p, let f, _),
+      .request(let p, let f, _):
+      (process, file) = (p, f)
+    case .deliver(let p), .kill(let p), .killInNextWrite(let p), .restart(let p), .exit(let p):
+      (process, file) = (p, nil)
+    case .outside(let f, _), .outsideStep(let f), .holdLock(let f), .releaseLock(let f):
+      (process, file) = (nil, f)
+    case .advance, .fault:
+      (process, file) = (nil, nil)
+    }
+    return (process ?? 0) < setup.processes && (file ?? 0) < setup.files
+  }
+
   private static func file(_ letter: Character?) -> Int? {
     letter.flatMap(SimulatedFile.init(letter:))?.rawValue
   }

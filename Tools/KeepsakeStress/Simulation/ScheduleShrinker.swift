@@ -68,6 +68,38 @@ struct ScheduleShrinker {
         chunks = min(chunks * 2, events.count)
       }
     }
-    return Schedule(setup: schedule.setup, events: events)
+    let setup = simpler(schedule.setup, events)
+    // What no longer names a process or a file of the setup does nothing: left out.
+    let needed = events.filter { $0.fits(setup) }
+    return Schedule(setup: setup, events: fails(setup, needed) ? needed : events)
+  }
+
+  /// The setup with what the events do not need taken away, where it still fails: fewer
+  /// processes and files, files missing at the start.
+  private func simpler(_ setup: Schedule.Setup, _ events: [SimulationEvent]) -> Schedule.Setup {
+    var setup = setup
+    var candidates: [Schedule.Setup] = []
+    if setup.processes > 1 {
+      var fewer = setup
+      fewer.processes -= 1
+      candidates.append(fewer)
+    }
+    if setup.files == 2 {
+      var one = setup
+      one.files = 1
+      one.initial[1] = .missing
+      candidates.append(one)
+    }
+    for file in 0..<setup.files where setup.initial[file] != .missing {
+      var missing = setup
+      missing.initial[file] = .missing
+      candidates.append(missing)
+    }
+    for candidate in candidates where fails(candidate, events) {
+      // NB: one simplification at a time, each checked on the last that still failed.
+      setup = simpler(candidate, events)
+      break
+    }
+    return setup
   }
 }
