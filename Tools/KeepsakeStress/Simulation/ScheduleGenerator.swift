@@ -27,6 +27,9 @@ struct ScheduleGenerator {
     return setup
   }
 
+  /// How many events the schedule has.
+  mutating func length(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+
   /// Runs a generated schedule of `length` events on `simulation` and returns the events.
   mutating func run(_ simulation: Simulation, length: Int) -> [SimulationEvent] {
     var events: [SimulationEvent] = []

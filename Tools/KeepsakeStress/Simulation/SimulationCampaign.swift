@@ -127,10 +127,10 @@ public struct SimulationCampaign: Sendable {
     seed: UInt64, index: Int, events: ClosedRange<Int>, flaws: PersistenceFlaws,
     logging: Bool = false
   ) -> ScheduleRun {
+    // One seeded generator draws everything of the schedule: its setup, length and events.
     var generator = ScheduleGenerator(seed: seed, schedule: index)
     let setup = generator.setup()
-    var lengths = SeededGenerator(seed: seed ^ 0x5EED, item: index)
-    let length = Int.random(in: events, using: &lengths)
+    let length = generator.length(in: events)
     let simulation = Simulation(setup: setup, flaws: flaws, logging: logging)
     let drawn = generator.run(simulation, length: length)
     simulation.finish()
