@@ -132,4 +132,33 @@ struct PromiseCheckerTests {
     #expect(checker.violations.isEmpty)
     #expect(checker.exemptions.racedItems == 1)
   }
+
+  @Test("The checker's fast reading of the compact form agrees with JSONSerialization")
+  func fastReadingAgrees() {
+    var inputs: [(Data, SimulatedFile)] = []
+    for file in SimulatedFile.allCases {
+      for names in [[], ["o1"], ["p0.1", "t2.3a", "t2.3b", "sa0"]] {
+        for spaced in [false, true] {
+          let bytes = file.encode(names, spaced: spaced)
+          // Every cut of it too, as an in-place writer leaves it.
+          for end in 0...bytes.count { inputs.append((bytes.prefix(end), file)) }
+          inputs.append((bytes + Data(" ".utf8), file))
+          // A closing bracket too many, as a botched append leaves.
+          inputs.append((bytes + Data("]".utf8), file))
+        }
+        inputs.append((file.futureVersion(names), file))
+      }
+    }
+    inputs.append((Data("[{\"id\":\"a\"},{\"id\":7}]".utf8), .items))
+    inputs.append((Data("{\"content\":[\"a\"],\"version\":2}".utf8), .notes))
+    var recognised = 0
+    for (data, file) in inputs {
+      guard let fast = SimulatedDecoding.canonical(data, of: file) else { continue }
+      recognised += 1
+      #expect(
+        fast == SimulatedDecoding.parsed(data, of: file), "\(String(decoding: data, as: UTF8.self))"
+      )
+    }
+    #expect(recognised >= 6)
+  }
 }

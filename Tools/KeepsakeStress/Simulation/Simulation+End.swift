@@ -19,7 +19,9 @@ extension Simulation {
     outside.restoreUnreadable(files)
     guard settle() else { return }
     for case let process? in processes where process.isAlive {
-      for file in files {
+      // NB: only a launch that added items can have left one unsaved (asking a key for its
+      // errors costs more than a schedule's step).
+      for file in files where !process.added[file.rawValue].isEmpty {
         guard let key = process.keys[file.rawValue] else { continue }
         facts.append(
           .settled(
