@@ -3,7 +3,8 @@ import Keepsake
 import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
-// processes, many processes on one file, power loss, JSON against Foundation). Prints each campaign's figures and `N passed,
+// processes, many processes on one file, power loss, JSON against Foundation, deterministic
+// simulation of the persistence). Prints each campaign's figures and `N passed,
 // N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
@@ -88,14 +89,18 @@ struct UsageError: Error, CustomStringConvertible {
 
 let usage = """
   usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
-                                    power-loss]
+                                    power-loss|simulation]
                          [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
+                         [--schedules N] [--first I] [--replay SCHEDULE]
+                         [--flaw takes-readable-data-whole|saves-inside-transactions]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
-                    power cut could leave
-    --seed          makes kill delays, fuzz cases and pauses repeatable (default: random, printed)
+                    power cut could leave; simulation runs seeded schedules of many simulated
+                    processes, outside writers, kills and faults over one in-memory disk
+    --seed          makes kill delays, fuzz cases, pauses and schedules repeatable (default:
+                    random, printed)
     --kills         writers the crash campaign kills (default: 300)
     --cases         damaged files the fuzz campaign loads (default: 20000)
     --json-cases    values and documents the json-diff campaign compares with Foundation's
@@ -105,17 +110,25 @@ let usage = """
     --transactions  transactions each of them runs (default: 200)
     --writer        how they write: update, with-transaction, or unmerged, a deliberately
                     broken writer that must lose items (default: update)
+    --schedules     schedules the simulation campaign runs (default: 100000)
+    --first         the index of its first schedule (with --schedules 1: one schedule of a
+                    seeded run again)
+    --replay        runs one schedule as a failure printed it, and logs every event
+    --flaw          puts back a loss the persistence once had, which the simulation must find:
+                    takes-readable-data-whole (a change pending while the file was unreadable
+                    is dropped) or saves-inside-transactions (half a transaction written)
   """
 
 let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff"]
 
-// NB: power-loss runs in this process, after the others (Tools/KeepsakeStress/PowerLoss).
-let selectableCampaigns = campaigns + ["power-loss"]
+// NB: power-loss and simulation run in this process, after the others
+// (Tools/KeepsakeStress/PowerLoss, Tools/KeepsakeStress/Simulation).
+let selectableCampaigns = campaigns + ["power-loss", "simulation"]
 
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
     "--campaign", "--seed", "--kills", "--cases", "--json-cases", "--seconds", "--processes",
-    "--transactions", "--writer",
+    "--transactions", "--writer", "--schedules", "--first", "--replay", "--flaw",
   ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
@@ -136,12 +149,15 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   guard let writer = ProcessesChild.Mode(rawValue: writerName), writers.contains(writer) else {
     throw UsageError("--writer takes \(writers.map(\.rawValue).joined(separator: "|"))")
   }
+  let simulation = try simulationConfiguration(arguments, seed: seed)
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
   for name in selectableCampaigns where selected == "all" || selected == name {
     let report: CampaignReport
     switch name {
+    case "simulation":
+      report = SimulationCampaign(simulation).run()
     case "power-loss":
       var configuration = PowerLossCampaign.Configuration()
       configuration.seed = seed
@@ -183,6 +199,32 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let failed = reports.filter { !$0.passed }.count
   print("\(reports.count - failed) passed, \(failed) failed")
   return failed == 0 ? 0 : 1
+}
+
+/// The simulation campaign's settings from the command line.
+func simulationConfiguration(
+  _ arguments: Arguments, seed: UInt64
+) throws -> SimulationCampaign.Configuration {
+  var configuration = SimulationCampaign.Configuration()
+  configuration.seed = seed
+  configuration.schedules = try arguments.integer("--schedules", default: configuration.schedules)
+  configuration.first = try arguments.integer("--first", default: 0)
+  if let text = arguments.options["--replay"] {
+    configuration.replay = try Schedule(parsing: text)
+    configuration.log = { lines in
+      for line in lines { print("  \(line)") }
+    }
+  }
+  if let names = arguments.options["--flaw"] {
+    for name in names.split(separator: ",") {
+      guard let flaw = SimulationCampaign.flawNames.first(where: { $0.0 == name }) else {
+        let known = SimulationCampaign.flawNames.map(\.0).joined(separator: "|")
+        throw UsageError("--flaw takes \(known)")
+      }
+      configuration.flaws.insert(flaw.1)
+    }
+  }
+  return configuration
 }
 
 func runChild(_ arguments: Arguments) async throws -> Int32 {

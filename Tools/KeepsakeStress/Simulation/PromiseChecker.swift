@@ -1,0 +1,315 @@
+import Foundation
+
+/// Holds one schedule's facts to Keepsake's promises, without calling into Keepsake: it reads the
+/// bytes of every version with its own decoder and follows every item by its id.
+///
+/// The promises, from the Data safety article and issue 21:
+/// - **Stored data is kept** (rule "Processes that share a file lose nothing"): an item once in
+///   the file stays in it, unless someone deliberately removed it, another program's own write
+///   took it away, or a Keepsake write that replaced it kept it in a conflict or quarantine copy,
+///   which the app was told about (`lastConflict`, or the copy `replaceUnreadableData` made).
+/// - **An acknowledged save is on disk**: when `save`, `flush`, `update`, a transaction's commit
+///   or `replaceUnreadableData` comes back successful, every item the process had added and
+///   still held when it asked has been in the file.
+/// - **No pending change disappears unreported**: at rest, with no flush asked for, every item a
+///   live process added is in the file or the process reports `saveError` or `loadError`; after
+///   its last flush the same holds, an item it could not save is still in its memory, and a
+///   process that reports no error holds exactly what the file holds. An exit flush writes what
+///   the process held when it exited, or reports why not.
+/// - **Transactions are all or nothing**: no version of the file, and no copy, ever holds one
+///   half of a transaction's pair without the other; a transaction rolled back, abandoned by its
+///   process, or an `update` whose body threw, is never seen at all.
+/// - **Unreadable bytes are never overwritten** (rule "A file Keepsake cannot read is never
+///   overwritten"): Keepsake never replaces bytes it cannot read, unless a quarantine copy of
+///   exactly those bytes was made first (`replaceUnreadableData`).
+/// - **No temporary file is left** once a fresh launch opened the files.
+///
+/// **Out of the promise, exactly**: another program that writes without the lock can always
+/// race a save. A Keepsake save examines the file under the lock, then writes; bytes another
+/// program wrote after that examination and before the rename are replaced unseen. So for a
+/// Keepsake write whose writer's last look at the file was an earlier version ("blind"), the
+/// items it drops that were not in the version it looked at are not counted as lost, and
+/// unreadable bytes it replaces are not counted as overwritten. Likewise another program's own
+/// writes may drop anything (it read an older file, or meant to): whatever its write removes is
+/// its doing. Everything else is held strictly, blind or not.
+struct PromiseChecker {
+  /// A broken promise.
+  struct Violation: Sendable, Equatable, CustomStringConvertible {
+    /// Which promise, for shrinking a failure to the fewest events that break the same one.
+    enum Kind: String, Sendable {
+      case halfTransaction = "half a transaction seen"
+      case forbiddenSeen = "a change that must never be seen was seen"
+      case storedDropped = "stored data dropped"
+      case unreadableOverwritten = "unreadable bytes overwritten"
+      case acknowledgedNotStored = "an acknowledged save is not on disk"
+      case exitFlushLost = "the exit flush lost a change"
+      case notSavedAutomatically = "a change left unsaved and unreported at rest"
+      case pendingLost = "a pending change disappeared unreported"
+      case diverged = "a process holds something else than the file"
+      case protectedOverReadable = "a readable file is still refused"
+      case copyNotReported = "a conflict copy the app was not told about"
+      case temporaryLeft = "a temporary file left"
+      case unsettled = "the processes never came to rest"
+    }
+
+    var kind: Kind
+    var detail: String
+
+    var description: String { "\(kind.rawValue): \(detail)" }
+  }
+
+  /// What the promises let go, counted (not failures).
+  struct Exemptions: Sendable {
+    /// Items another program's unlocked write put in the file after a save examined it, which
+    /// the save then replaced unseen.
+    var racedItems = 0
+    /// Unreadable bytes another program wrote after a save examined the file, replaced unseen.
+    var racedUnreadable = 0
+  }
+
+  private enum State {
+    /// Added by a process (its launch's name), not yet seen in the file.
+    case memory(String)
+    /// In the file: it must stay.
+    case stored
+    /// Kept in the copy at this path.
+    case kept(String)
+    /// Taken away by another program's write, or raced: not promised any more.
+    case released
+    /// Deliberately removed by someone: may be there or not.
+    case removed
+    case forbidden(SimulationFact.Forbidden)
+  }
+
+  private struct Copy {
+    var path: String
+    var bytes: Data
+    var names: Set<String>
+    var kind: SimulationFact.CopyKind
+  }
+
+  private var states: [String: State] = [:]
+  private var fileOf: [String: Int] = [:]
+  private var partners: [String: String] = [:]
+  private var everStored: Set<String> = []
+  private var versions: [[Data?]] = [[nil], [nil]]
+  private var copies: [[Copy]] = [[], []]
+  private var reported: Set<String> = []
+  private(set) var violations: [Violation] = []
+  private(set) var exemptions = Exemptions()
+
+  /// Judges `facts`, in order.
+  static func check(_ facts: [SimulationFact]) -> PromiseChecker {
+    var checker = PromiseChecker()
+    for fact in facts { checker.take(fact) }
+    return checker
+  }
+
+  private mutating func fail(_ kind: Violation.Kind, _ detail: String) {
+    violations.append(Violation(kind: kind, detail: detail))
+  }
+
+  private func file(_ index: Int) -> SimulatedFile { SimulatedFile(rawValue: index) ?? .items }
+
+  private var decoded: [[Data: [String]?]] = [[:], [:]]
+
+  /// What `data` holds, read once per distinct bytes.
+  private mutating func names(_ data: Data?, _ file: Int) -> [String]? {
+    guard let data else { return [] }
+    if let known = decoded[file][data] { return known }
+    let names = SimulatedDecoding.names(in: data, of: self.file(file))
+    decoded[file][data] = names
+    return names
+  }
+
+  private mutating func take(_ fact: SimulationFact) {
+    switch fact {
+    case .version(let file, let number, let bytes, let writer, let basedOn):
+      version(file, number, bytes, writer, basedOn)
+    case .copy(let file, let path, let bytes, let writer, let kind):
+      let held = names(bytes, file) ?? []
+      check(held, in: "the copy \(path) by \(writer)")
+      copies[file].append(Copy(path: path, bytes: bytes, names: Set(held), kind: kind))
+    case .added(let item, let file, let by, let origin):
+      states[item] = .memory(by)
+      fileOf[item] = file
+      if case .transaction(let partner) = origin {
+        partners[item] = partner
+        partners[partner] = item
+      }
+    case .removed(let item):
+      states[item] = .removed
+      // A half removed later is an edit of its own: the pair is no longer a unit.
+      if let partner = partners.removeValue(forKey: item) { partners[partner] = nil }
+    case .forbidden(let item, let why):
+      if everStored.contains(item) {
+        fail(.forbiddenSeen, "\(item), \(why), had been written to the file")
+      }
+      states[item] = .forbidden(why)
+    case .acknowledged(let file, let by, let request, let items):
+      for item in items where isInMemoryOnly(item) {
+        fail(
+          .acknowledgedNotStored,
+          "\(by)'s \(request) of \(self.file(file).letter) came back successful, but \(item) "
+            + "was never in the file")
+      }
+    case .conflictReported(_, _, let copy):
+      if let copy { reported.insert(copy) }
+    case .exitFlushed(let file, let by, let items, let reportedError):
+      guard !reportedError else { return }
+      for item in items where isInMemoryOnly(item) {
+        fail(
+          .exitFlushLost,
+          "\(by) exited holding \(item) of \(self.file(file).letter), reported no error, and "
+            + "\(item) was never written")
+      }
+    case .settled(let file, let by, let reportedError):
+      guard !reportedError else { return }
+      for item in pending(of: by, in: file) {
+        fail(
+          .notSavedAutomatically,
+          "at rest, \(item) added by \(by) to \(self.file(file).letter) was never written, and "
+            + "\(by) reports no error")
+      }
+    case .final(let file, let by, let memory, let saveError, let loadError):
+      final(file, by, memory, saveError: saveError, loadError: loadError)
+    case .listing(let files):
+      listing(files)
+    case .unsettled(let why):
+      fail(.unsettled, why)
+    }
+  }
+
+  private func isInMemoryOnly(_ item: String) -> Bool {
+    if case .memory? = states[item] { return true }
+    return false
+  }
+
+  private func pending(of launch: String, in file: Int) -> [String] {
+    states.compactMap { item, state in
+      guard case .memory(let by) = state, by == launch, fileOf[item] == file else { return nil }
+      return item
+    }.sorted()
+  }
+
+  /// Every pair is whole and nothing forbidden is there.
+  private mutating func check(_ held: [String], in place: String) {
+    let set = Set(held)
+    for item in held {
+      if let partner = partners[item], !set.contains(partner) {
+        fail(.halfTransaction, "\(place) holds \(item) without \(partner)")
+      }
+      if case .forbidden(let why)? = states[item] {
+        fail(.forbiddenSeen, "\(place) holds \(item), \(why)")
+      }
+    }
+  }
+
+  private mutating func version(
+    _ file: Int, _ number: Int, _ bytes: Data?, _ writer: SimulationFact.Writer, _ basedOn: Int?
+  ) {
+    let old = versions[file].last ?? nil
+    versions[file].append(bytes)
+    let oldNames = names(old, file) ?? []
+    let newNames = names(bytes, file)
+    let place = "version \(number) of \(self.file(file).letter), written by \(writer)"
+    if let newNames { check(newNames, in: place) }
+    let blind = basedOn != number - 1
+    let looked: Set<String> =
+      blind ? Set(basedOn.flatMap { names(versions[file][$0], file) } ?? []) : []
+    let now = Set(newNames ?? [])
+    for item in oldNames where !now.contains(item) {
+      guard case .stored? = states[item] else { continue }
+      switch writer {
+      case .outside:
+        states[item] = .released
+      case .keepsake:
+        if blind && !looked.contains(item) {
+          states[item] = .released
+          exemptions.racedItems += 1
+        } else if let copy = copies[file].last(where: { $0.names.contains(item) }) {
+          states[item] = .kept(copy.path)
+        } else {
+          fail(
+            .storedDropped,
+            "\(place) dropped \(item), which version \(number - 1) held, and kept no copy of it")
+        }
+      }
+    }
+    if case .keepsake = writer, let old, names(old, file) == nil {
+      if blind {
+        exemptions.racedUnreadable += 1
+      } else if !copies[file].contains(where: { $0.kind == .quarantine && $0.bytes == old }) {
+        fail(
+          .unreadableOverwritten,
+          "\(place) replaced the unreadable bytes of version \(number - 1), with no quarantine "
+            + "copy of them")
+      }
+    }
+    for item in newNames ?? [] {
+      switch states[item] {
+      case .removed?, .forbidden?: continue
+      default:
+        states[item] = .stored
+        fileOf[item] = file
+        everStored.insert(item)
+      }
+    }
+  }
+
+  private mutating func final(
+    _ file: Int, _ by: String, _ memory: [String], saveError: String?, loadError: String?
+  ) {
+    let letter = self.file(file).letter
+    let current = versions[file].last ?? nil
+    let stored = names(current, file)
+    if let loadError, stored != nil {
+      fail(.protectedOverReadable, "\(by) still reports \(loadError) for \(letter), readable now")
+    }
+    let reportsError = saveError != nil || loadError != nil
+    let held = Set(memory)
+    for item in pending(of: by, in: file) {
+      if !reportsError {
+        fail(
+          .pendingLost,
+          "\(item) added by \(by) to \(letter) is neither in the file nor reported (no error)")
+      } else if !held.contains(item) {
+        fail(.pendingLost, "\(item) added by \(by) to \(letter) is gone from its memory too")
+      }
+    }
+    if !reportsError, let stored, Set(stored) != held {
+      let missing = Set(stored).subtracting(held).sorted().prefix(4)
+      let extra = held.subtracting(stored).sorted().prefix(4)
+      fail(
+        .diverged,
+        "\(by) holds \(memory.count) items of \(letter), the file \(stored.count) (missing: "
+          + "\(missing.joined(separator: ",")); extra: \(extra.joined(separator: ",")))")
+    }
+  }
+
+  private mutating func listing(_ files: [String: Data]) {
+    for (item, state) in states.sorted(by: { $0.key < $1.key }) {
+      guard let file = fileOf[item] else { continue }
+      let letter = self.file(file).letter
+      switch state {
+      case .stored:
+        let final = names(versions[file].last ?? nil, file) ?? []
+        if !final.contains(item) {
+          fail(.storedDropped, "\(item) of \(letter) is not in the final file")
+        }
+      case .kept(let path):
+        guard let copy = copies[file].last(where: { $0.path == path }) else { continue }
+        if files[path] != copy.bytes {
+          fail(.storedDropped, "\(item) of \(letter) was kept in \(path), which is gone")
+        } else if copy.kind == .conflict && !reported.contains(path) {
+          fail(.copyNotReported, "\(item) of \(letter) is only in \(path), never reported")
+        }
+      default:
+        break
+      }
+    }
+    for path in files.keys.sorted() where path.contains(".keepsake-tmp-") {
+      fail(.temporaryLeft, "\(path) is still there after a fresh launch")
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import Foundation
+@_spi(Testing) import Keepsake
+
+/// The one disk every simulated process shares: an ``InMemoryFileSystem``, plus what a real disk
+/// has that it does not model (inodes an in-place writer keeps writing to, watcher events that
+/// arrive later), the fault plans of a schedule, and the record of every version of the files.
+///
+/// NB: `@unchecked Sendable`: one schedule runs on one thread (see ``SimulatedClockwork``).
+final class SimulatedDisk: @unchecked Sendable {
+  private struct Watcher {
+    var id: Int
+    var owner: SimulatedProcess
+    var path: String
+    var onChange: @Sendable () -> Void
+    var pending = false
+  }
+
+  private struct ArmedFault {
+    var operation: FileOperation
+    var fault: FileSystemFault
+    var remaining: Int
+  }
+
+  let memory = InMemoryFileSystem()
+  /// Where facts go, in order.
+  let facts: SimulationRecord
+  /// The current version number of each file.
+  private(set) var versions = [0, 0]
+  private var inodes: [String: Int] = [:]
+  private var nextInode = 1
+  private var watchers: [Watcher] = []
+  private var nextWatcher = 0
+  private var armed: [ArmedFault] = []
+  /// How many injected faults hit an operation.
+  private(set) var faultsHit = 0
+
+  /// The simulation's clock.
+  let now: @Sendable () -> Duration
+
+  init(facts: SimulationRecord, now: @escaping @Sendable () -> Duration) {
+    self.facts = facts
+    self.now = now
+    memory.faultHandler = { [unowned self] operation, _ in fault(for: operation) }
+  }
+
+  // MARK: - Files
+
+  // NB: the library names files by URLs built from the keys' own (clean, absolute) URLs, so
+  // their paths need no standardizing, which costs system calls on Linux.
+  static func path(_ url: URL) -> String { url.path }
+
+  func bytes(_ file: SimulatedFile) -> Data? { memory.files[file.path] }
+
+  func file(at path: String) -> SimulatedFile? {
+    if path == SimulatedFile.items.path { return .items }
+    if path == SimulatedFile.notes.path { return .notes }
+    return nil
+  }
+
+  /// The file at `path` changed: a new version is recorded, and its watchers will hear of it.
+  func changed(_ path: String, by writer: SimulationFact.Writer, basedOn: Int?) {
+    if let file = file(at: path) {
+      versions[file.rawValue] += 1
+      facts.append(
+        .version(
+          file: file.rawValue, number: versions[file.rawValue], bytes: memory.files[path],
+          writer: writer, basedOn: basedOn))
+    }
+    for index in watchers.indices where watchers[index].path == path {
+      watchers[index].pending = true
+    }
+  }
+
+  /// Writes bytes as another program does, with no fault and no lock.
+  func write(_ data: Data?, at path: String, by style: OutsideStyle, basedOn: Int?) {
+    memory.setContents(data, at: URL(fileURLWithPath: path), notifyingWatchers: false)
+    changed(path, by: .outside(style), basedOn: basedOn)
+  }
+
+  /// Writes a temporary file nobody is told of (an outside writer's, or a killed writer's).
+  func writeUnseen(_ data: Data?, at path: String) {
+    memory.setContents(data, at: URL(fileURLWithPath: path), notifyingWatchers: false)
+  }
+
+  // MARK: - Inodes
+
+  /// The inode the file at `path` has now (an in-place writer keeps writing to the one it
+  /// opened, even after a rename put another file at the path).
+  func inode(of path: String) -> Int? { inodes[path] }
+
+  /// A rename or a create put a new inode at `path`.
+  func replaceInode(at path: String) {
+    inodes[path] = nextInode
+    nextInode += 1
+  }
+
+  func removeInode(at path: String) { inodes[path] = nil }
+
+  // MARK: - Watchers
+
+  func watch(
+    _ path: String, by owner: SimulatedProcess, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription {
+    let id = nextWatcher
+    nextWatcher += 1
+    watchers.append(Watcher(id: id, owner: owner, path: path, onChange: onChange))
+    return StorageSubscription { [weak self] in self?.watchers.removeAll { $0.id == id } }
+  }
+
+  func hasNotifications(for owner: SimulatedProcess) -> Bool {
+    watchers.contains { $0.pending && $0.owner === owner }
+  }
+
+  /// Delivers the events waiting for `owner`'s watchers, in the order they were registered.
+  func deliver(to owner: SimulatedProcess) {
+    var callbacks: [@Sendable () -> Void] = []
+    for index in watchers.indices where watchers[index].pending && watchers[index].owner === owner {
+      watchers[index].pending = false
+      callbacks.append(watchers[index].onChange)
+    }
+    for callback in callbacks where owner.isAlive { callback() }
+  }
+
+  func removeWatchers(of owner: SimulatedProcess) {
+    watchers.removeAll { $0.owner === owner }
+  }
+
+  // MARK: - Faults
+
+  /// The next `count` operations of kind `operation` fail with `fault`.
+  func arm(_ operation: FileOperation, _ fault: FileSystemFault, count: Int) {
+    armed.append(ArmedFault(operation: operation, fault: fault, remaining: count))
+  }
+
+  /// The disk heals: no fault is armed any more.
+  func disarm() { armed.removeAll() }
+
+  private func fault(for operation: FileOperation) -> FileSystemFault? {
+    guard let index = armed.firstIndex(where: { $0.operation == operation }) else { return nil }
+    let fault = armed[index].fault
+    armed[index].remaining -= 1
+    if armed[index].remaining <= 0 { armed.remove(at: index) }
+    faultsHit += 1
+    return fault
+  }
+}
+
+/// The facts of one schedule, in order.
+///
+/// NB: `@unchecked Sendable`: one schedule runs on one thread (see ``SimulatedClockwork``).
+final class SimulationRecord: @unchecked Sendable {
+  private(set) var all: [SimulationFact] = []
+
+  func append(_ fact: SimulationFact) { all.append(fact) }
+}
