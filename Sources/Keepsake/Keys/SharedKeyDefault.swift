@@ -114,3 +114,8 @@ extension SharedReader {
 public struct NothingStored: Error, Sendable, CustomStringConvertible {
   public var description: String { "nothing is stored for this key yet." }
 }
+
+extension SharedKeyDefault: CustomStringConvertible {
+  /// The key's own description: the default is not part of what it names.
+  public var description: String { String(reflecting: base) }
+}

@@ -5,6 +5,11 @@ import Foundation
 
 extension SharedReference {
   func load() async throws {
+    // NB (helper/api): a reader key loads asynchronously, showing `isLoading`; see
+    // `SharedReaderKey.swift`.
+    if let asynchronous = key as? any AsyncLoadingKey<Value> {
+      return try await asynchronous.loadAgain(into: self)
+    }
     let error: SharedLoadError? = await onWriter {
       do {
         if let value = try self.key.load(in: self.context) { self.replaceValue(value) }
