@@ -17,9 +17,8 @@ package enum RuntimeWarning {
   /// Runs `body` and returns it with the warnings emitted in its task meanwhile.
   package static func collecting<R>(_ body: () throws -> R) rethrows -> (R, [String]) {
     let warnings = Mutex<[String]>([])
-    let result = try $listener.withValue({ message in warnings.withLock { $0.append(message) } }) {
-      try body()
-    }
+    let listen: @Sendable (String) -> Void = { message in warnings.withLock { $0.append(message) } }
+    let result = try $listener.withValue(listen, operation: body)
     return (result, warnings.withLock { $0 })
   }
 }

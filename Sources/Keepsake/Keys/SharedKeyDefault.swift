@@ -73,10 +73,27 @@ extension Shared {
   /// let settings = try Shared(require: .fileStorage(settingsURL))
   /// ```
   ///
+  /// A key already in use in the context is returned as it is. Nonisolated.
+  ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read. A key already in use in the context
-  ///   is returned as it is.
+  ///   ``NothingStored``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) throws {
+    try self.init(requiring: key)
+  }
+
+  /// The value stored by `key`, which must exist: the form swift-sharing spells with `await` (`try
+  /// await Shared(require: key)`).
+  ///
+  /// The key is read as ``init(require:)-(SharedKey<Value>)`` reads it. Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) async throws {
+    try self.init(requiring: key)
+  }
+
+  /// What both `init(require:)` do.
+  init(requiring key: some SharedKey<Value>) throws {
     let context = StorageContext.current
     if let existing = context.existingReference(for: key) {
       self.init(reference: existing)
@@ -98,7 +115,7 @@ extension Shared {
 extension SharedReader {
   /// Read-only access to the value stored by `key`, with the default declared by the key.
   public init<Base: SharedKey<Value>>(_ key: SharedKeyDefault<Base>) {
-    self.init(Shared(key))
+    self.init(shared: Shared(key))
   }
 
   /// Read-only access to the value stored by `key`; `wrappedValue` is the default if this is the
@@ -106,7 +123,29 @@ extension SharedReader {
   public init<Base: SharedKey<Value>>(
     wrappedValue: @autoclosure () -> Value, _ key: SharedKeyDefault<Base>
   ) {
-    self.init(Shared(key.base, default: wrappedValue()))
+    self.init(shared: Shared(key.base, default: wrappedValue()))
+  }
+
+  /// Read-only access to the value stored by `key`, which must exist; see
+  /// ``Shared/init(require:)-(SharedKey<Value>)``.
+  ///
+  /// Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) throws {
+    self.init(shared: try Shared(requiring: key))
+  }
+
+  /// Read-only access to the value stored by `key`, which must exist, in swift-sharing's `try
+  /// await` spelling.
+  ///
+  /// Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) async throws {
+    self.init(shared: try Shared(requiring: key))
   }
 }
 

@@ -43,14 +43,20 @@ public struct SharedSubscriber<Value: Sendable>: Sendable {
   let push: @Sendable (Result<Value?, any Error>) -> Void
   let loading: @Sendable (Bool) -> Void
 
-  /// Delivers a new value; `nil` returns the reader to its default. Ends a loading state.
+  /// Delivers a new value; `nil` returns the reader to its default.
+  ///
+  /// Ends a loading state.
   public func yield(_ value: Value?) { push(.success(value)) }
 
-  /// Returns the reader to its default, as when the source holds no value. Ends a loading state.
+  /// Returns the reader to its default, as when the source holds no value.
+  ///
+  /// Ends a loading state.
   public func yieldReturningInitialValue() { push(.success(nil)) }
 
   /// Delivers a failure: the reader keeps its value and shows the error in `loadError` until a
-  /// value arrives. Ends a loading state.
+  /// value arrives.
+  ///
+  /// Ends a loading state.
   public func yield(throwing error: any Error) { push(.failure(error)) }
 
   /// Delivers a value or a failure, as ``yield(_:)`` and ``yield(throwing:)`` do.
@@ -177,19 +183,22 @@ extension SharedReference {
 
 extension SharedReader {
   /// Read-only access to what `key` loads, with a default shown until it has loaded.
+  ///
   /// Nonisolated.
   public init(_ key: some SharedReaderKey<Value>, default: @autoclosure () -> Value) {
     self.init(shared: Shared(readerKey: ReaderKeyAdapter(key), default: `default`()))
   }
 
   /// Read-only access to what `key` loads, with a default shown until it has loaded.
+  ///
   /// Nonisolated.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
     self.init(shared: Shared(readerKey: ReaderKeyAdapter(key), default: wrappedValue()))
   }
 
-  /// Read-only access to what `key` loads, which must load a value: it is loaded first, then
-  /// the reader starts from it (without loading again) and follows the key's pushes.
+  /// Read-only access to what `key` loads, which must load a value: it is loaded first, then the
+  /// reader starts from it (without loading again) and follows the key's pushes.
+  ///
   /// Nonisolated.
   ///
   /// ```swift
@@ -218,8 +227,10 @@ extension SharedReader {
     self.init(shared: shared)
   }
 
-  /// Points this reader and every copy of it at what `key` loads, and loads it, with
-  /// ``isLoading`` true meanwhile. Nonisolated.
+  /// Points this reader and every copy of it at what `key` loads, and loads it, with ``isLoading``
+  /// true meanwhile.
+  ///
+  /// Nonisolated.
   ///
   /// While the load runs the reader shows its default (the old key's value is not carried
   /// over); see ``Shared/load(_:)``.
@@ -232,7 +243,7 @@ extension SharedReader {
     let next = StorageContext.withValue(now.root.context) {
       Shared(readerKey: ReaderKeyAdapter(key, loadsFirst: false), default: now.fallback)
     }
-    cell.rebind(to: next.target)
+    cell.rebind(to: next.current)
     try await next.load()
   }
 }
@@ -241,8 +252,8 @@ extension Shared {
   /// The `Shared` of a reader key's reference, which its pushes can reach.
   init<Key: SharedReaderKey<Value>>(readerKey: ReaderKeyAdapter<Key>, default: Value) {
     self.init(reference: StorageContext.current.reference(for: readerKey, default: { `default` }))
-    if let adapter = target.reference.key as? ReaderKeyAdapter<Key> {
-      adapter.pending.attach(target.reference)
+    if let reference = current.keyReference, let adapter = reference.key as? ReaderKeyAdapter<Key> {
+      adapter.pending.attach(reference)
     }
   }
 }

@@ -31,17 +31,17 @@ where
     return current
   }
 
-  func modify(_ body: (inout Collection.Element) throws -> Void) throws -> MissingPart? {
+  func modify(_ body: SharedPath<Collection.Element>.Change) throws -> MissingPart? {
     var found = false
     let parentMissing = try parent.modify { collection in
       guard let index = collection.firstIndex(where: { $0.id == id }) else { return }
       found = true
-      try body(&collection[index])
+      try withUnsafeMutablePointer(to: &collection[index]) { try body(.init($0)) }
       last.withLock { [element = collection[index]] in $0 = element }
     }
     if found { return parentMissing }
     var copy = last.withLock { $0 }
-    try body(&copy)
+    try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
     return MissingPart(what: "the element \(id)", keyID: parent.root.keyID)
   }
 }
@@ -64,18 +64,20 @@ final class UnwrappedPart<Wrapped: Sendable>: Sendable, DescribedPart {
     return current
   }
 
-  func modify(_ body: (inout Wrapped) throws -> Void) throws -> MissingPart? {
+  func modify(_ body: SharedPath<Wrapped>.Change) throws -> MissingPart? {
     var found = false
     let parentMissing = try parent.modify { optional in
       guard var value = optional else { return }
       found = true
-      try body(&value)
-      optional = value
-      last.withLock { $0 = value }
+      defer {
+        optional = value
+        last.withLock { [value] in $0 = value }
+      }
+      try withUnsafeMutablePointer(to: &value) { try body(.init($0)) }
     }
     if found { return parentMissing }
     var copy = last.withLock { $0 }
-    try body(&copy)
+    try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
     return MissingPart(what: "the value", keyID: parent.root.keyID)
   }
 }
@@ -84,11 +86,13 @@ extension SharedTarget {
   /// Changes the value through its root's lock; returns what is missing when the part is gone.
   @inlinable
   func modify(_ body: (inout Value) throws -> Void) throws -> MissingPart? {
-    guard let path else {
+    guard path != nil else {
       try reference.withLock(body)
       return nil
     }
-    return try path.modify(object, path.state, path.offset, body)
+    return try path!.modify(object, path!.state, path!.offset) { part in
+      try body(&part.assumingMemoryBound(to: Value.self).pointee)
+    }
   }
 }
 
@@ -101,16 +105,13 @@ extension Shared {
   public init?(_ base: Shared<Value?>) {
     let parent = base.current
     guard let value = parent.value else { return nil }
-    let part = UnwrappedPart(parent: parent, value: value)
-    self.init(
-      projection: SharedTarget(
-        root: parent.root,
-        path: SharedPath(
-          state: part, offset: -1,
-          read: { _, state, _ in unsafeDowncast(state, to: UnwrappedPart<Value>.self).read() },
-          modify: { _, state, _, body in
-            try unsafeDowncast(state, to: UnwrappedPart<Value>.self).modify(body)
-          })))
+    let path = SharedPath<Value>(
+      state: UnwrappedPart(parent: parent, value: value), offset: -1,
+      read: { _, state, _ in unsafeDowncast(state, to: UnwrappedPart<Value>.self).read() },
+      modify: { _, state, _, body in
+        try unsafeDowncast(state, to: UnwrappedPart<Value>.self).modify(body)
+      })
+    self.init(projection: SharedTarget(root: parent.root, path: path))
   }
 }
 
@@ -120,7 +121,9 @@ where
   Value.Element.ID: Sendable
 {
   /// A shared reference to each element, bound to its `id`: it stays on its element when the
-  /// collection is reordered or grows, and writes through to this value. Nonisolated.
+  /// collection is reordered or grows, and writes through to this value.
+  ///
+  /// Nonisolated.
   ///
   /// ```swift
   /// ForEach($drafts.elements, id: \.id) { draft in DraftRow(draft: draft) }
@@ -133,7 +136,9 @@ where
     return parent.value.map { Shared<Value.Element>(element: $0, of: parent) }
   }
 
-  /// A shared reference to the element with `id`, or `nil` when there is none. Nonisolated.
+  /// A shared reference to the element with `id`, or `nil` when there is none.
+  ///
+  /// Nonisolated.
   public subscript(id id: Value.Element.ID) -> Shared<Value.Element>? {
     let parent = current
     guard let element = parent.value.first(where: { $0.id == id }) else { return nil }
@@ -148,16 +153,13 @@ extension Shared {
     Collection: MutableCollection & RandomAccessCollection & Sendable,
     Collection.Element == Value, Value: Identifiable, Value.ID: Sendable
   {
-    let part = ElementPart(parent: parent, element: element)
-    self.init(
-      projection: SharedTarget(
-        root: parent.root,
-        path: SharedPath(
-          state: part, offset: -1,
-          read: { _, state, _ in unsafeDowncast(state, to: ElementPart<Collection>.self).read() },
-          modify: { _, state, _, body in
-            try unsafeDowncast(state, to: ElementPart<Collection>.self).modify(body)
-          })))
+    let path = SharedPath<Value>(
+      state: ElementPart(parent: parent, element: element), offset: -1,
+      read: { _, state, _ in unsafeDowncast(state, to: ElementPart<Collection>.self).read() },
+      modify: { _, state, _, body in
+        try unsafeDowncast(state, to: ElementPart<Collection>.self).modify(body)
+      })
+    self.init(projection: SharedTarget(root: parent.root, path: path))
   }
 }
 

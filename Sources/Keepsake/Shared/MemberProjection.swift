@@ -16,27 +16,40 @@ extension SharedPath {
     SharedPath(
       state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
       read: { root, state, offset in
-        unsafeDowncast(root, to: SharedReference<Root>.self).readPart { value in
-          offset >= 0
-            ? UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self)
-              .pointee
-            : value.pointee[keyPath: unsafeDowncast(state, to: KeyPath<Root, Value>.self)]
+        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
+      },
+      modify: { root, state, offset, body in
+        try unsafeDowncast(root, to: SharedReference<Root>.self).withLock { value in
+          try change(&value, state, offset, body)
+        }
+        return nil
+      })
+  }
+
+  /// The member at `keyPath` of the value of a `Shared`'s cell, which is the root (the cell's
+  /// first target, a key's reference).
+  ///
+  /// NB: the cell rather than the reference, because retaining the cell is cheap: a reference is
+  /// referred to weakly (by its context, by its subscriptions), so its count lives in a side
+  /// table and each retain and release takes the runtime's slow path (measured: 170 of the 530
+  /// instructions of `$settings.theme.withLock`). The cell's first target never changes, so a
+  /// projection made before a rebinding keeps its value, as it must.
+  @inlinable
+  static func member<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        // NB: through the cell's `initial` in place: taking its reference out as an argument
+        // copied the target and retained the reference (the slow path this avoids).
+        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
+          member(of: value, state, offset)
         }
       },
       modify: { root, state, offset, body in
-        let reference = unsafeDowncast(root, to: SharedReference<Root>.self)
-        if offset >= 0 {
-          try reference.withLock { value in
-            try withUnsafeMutablePointer(to: &value) { pointer in
-              try body(
-                &UnsafeMutableRawPointer(pointer).advanced(by: offset)
-                  .assumingMemoryBound(to: Value.self).pointee)
-            }
-          }
-        } else {
-          let path = unsafeDowncast(state, to: WritableKeyPath<Root, Value>.self)
-          try reference.withLock { try body(&$0[keyPath: path]) }
-        }
+        // NB: through the cell's `initial` in place: taking its reference out retained and
+        // released it (the slow path this avoids).
+        try unsafeDowncast(root, to: SharedCell<Root>.self).initial.changeMember(
+          Value.self, state, offset, body)
         return nil
       })
   }
@@ -47,14 +60,56 @@ extension SharedPath {
     SharedPath(
       state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
       read: { root, state, offset in
-        unsafeDowncast(root, to: SharedReference<Root>.self).readPart { value in
-          offset >= 0
-            ? UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self)
-              .pointee
-            : value.pointee[keyPath: unsafeDowncast(state, to: KeyPath<Root, Value>.self)]
+        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
+      },
+      modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+  }
+
+  /// The member at `keyPath`, read only, of the value of a `Shared`'s cell; see
+  /// ``member(ofCell:)``.
+  @inlinable
+  static func readOnlyMember<Root: Sendable>(ofCell keyPath: KeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
+          member(of: value, state, offset)
         }
       },
       modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+  }
+
+  /// Reads the member at `offset` (or, without one, at the key path `state`) of `reference`'s
+  /// value.
+  @inlinable
+  static func readMember<Root: Sendable>(
+    of reference: SharedReference<Root>, _ state: AnyObject, _ offset: Int
+  ) -> Value {
+    reference.readPart { value in member(of: value, state, offset) }
+  }
+
+  /// The member at `offset` (or, without one, at the key path `state`) of `value`.
+  @inlinable
+  static func member<Root>(of value: UnsafePointer<Root>, _ state: AnyObject, _ offset: Int)
+    -> Value
+  {
+    offset >= 0
+      ? UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+      : value.pointee[keyPath: unsafeDowncast(state, to: KeyPath<Root, Value>.self)]
+  }
+
+  /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
+  /// `state`) of `value`.
+  @inlinable @inline(__always)
+  static func change<Root>(
+    _ value: inout Root, _ state: AnyObject, _ offset: Int, _ body: Change
+  ) rethrows {
+    guard offset >= 0 else {
+      let path = unsafeDowncast(state, to: WritableKeyPath<Root, Value>.self)
+      try withUnsafeMutablePointer(to: &value[keyPath: path]) { try body(.init($0)) }
+      return
+    }
+    try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
   }
 
   /// The member at `keyPath` of a projection's value (`$settings.appearance.theme`).
@@ -73,13 +128,8 @@ extension SharedPath {
         guard let path = part.keyPath as? WritableKeyPath<Parent, Value> else {
           preconditionFailure("a read-only projection is never changed")
         }
-        guard let parentPath = part.parent.path else {
-          try part.parent.reference.withLock { try body(&$0[keyPath: path]) }
-          return nil
-        }
-        return try parentPath.modify(part.parent.object, parentPath.state, parentPath.offset) {
-          parentValue in
-          try body(&parentValue[keyPath: path])
+        return try part.parent.modify { parentValue in
+          try withUnsafeMutablePointer(to: &parentValue[keyPath: path]) { try body(.init($0)) }
         }
       })
   }
@@ -125,6 +175,36 @@ extension SharedTarget {
       return SharedTarget<Member>(object: object, path: .readOnlyMember(keyPath))
     }
     return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
+  }
+}
+
+extension SharedTarget {
+  /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
+  /// `state`) of the value of the key's reference, under its lock.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable
+  func changeMember<Member>(
+    _ member: Member.Type, _ state: AnyObject, _ offset: Int, _ body: SharedPath<Member>.Change
+  ) throws {
+    if offset >= 0 {
+      try reference.withLock { value in
+        try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+      }
+    } else {
+      let path = unsafeDowncast(state, to: WritableKeyPath<Value, Member>.self)
+      try reference.withLock { value in
+        try withUnsafeMutablePointer(to: &value[keyPath: path]) { try body(.init($0)) }
+      }
+    }
+  }
+
+  /// Reads a part of the value of the key's reference; see `SharedReference.readPart(_:)`.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable
+  func readPart<Part: Sendable>(_ extract: (UnsafePointer<Value>) -> Part) -> Part {
+    reference.readPart(extract)
   }
 }
 

@@ -92,10 +92,11 @@ extension Shared {
     return try await target.root.withTransaction(isolation: nil) {
       var result: R?
       // NB: the body changes a copy, so a body that throws leaves the value as it was.
-      let missing = try path.modify(target.object, path.state, path.offset) { part in
-        var copy = part
+      let missing = try path.modify(target.object, path.state, path.offset) { address in
+        let part = address.assumingMemoryBound(to: Value.self)
+        var copy = part.pointee
         result = try body(&copy)
-        part = copy
+        part.pointee = copy
       }
       if let missing { throw missing }
       guard let result else {

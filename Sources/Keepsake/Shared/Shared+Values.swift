@@ -3,7 +3,9 @@ import Synchronization
 
 extension Shared {
   /// The current value first, then the value after each change, for as long as the sequence is
-  /// iterated. Nonisolated.
+  /// iterated.
+  ///
+  /// Nonisolated.
   ///
   /// ```swift
   /// for await drafts in $drafts.values { render(drafts) }
@@ -79,7 +81,9 @@ private final class FollowedChanges: Sendable {
   import SwiftUI
 
   extension Binding {
-    /// A binding that reads a shared value and writes it with `withLock`. Nonisolated.
+    /// A binding that reads a shared value and writes it with `withLock`.
+    ///
+    /// Nonisolated.
     public init(_ shared: Shared<Value>) where Value: Sendable {
       self.init(get: { shared.wrappedValue }, set: { value in shared.withLock { $0 = value } })
     }

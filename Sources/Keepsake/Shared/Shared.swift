@@ -34,33 +34,63 @@ import Synchronization
 /// also in a module built with `.defaultIsolation(MainActor.self)`.
 @propertyWrapper
 @dynamicMemberLookup
-public struct Shared<Value: Sendable>: Sendable {
-  /// What this `Shared` reads and changes, until a copy of it is pointed elsewhere.
-  @usableFromInline let target: SharedTarget<Value>
-  /// What its copies share so that pointing one at another key moves them all; `nil` for a
-  /// projection (see ``SharedCell``).
-  @usableFromInline let cell: SharedCell<Value>?
+public struct Shared<Value: Sendable>: @unchecked Sendable {
+  // NB: unchecked for `object`, always Sendable (a `SharedCell` or a `SharedReference`) and
+  // typed `AnyObject` so that one field serves both; `path` is Sendable.
 
-  @usableFromInline init(target: SharedTarget<Value>, cell: SharedCell<Value>?) {
-    self.target = target
-    self.cell = cell
+  /// For a `Shared` made from a key or a value (`path == nil`): its ``SharedCell``, shared by its
+  /// copies, which holds the key's reference.
+  ///
+  /// For a projection: its root's reference.
+  ///
+  /// NB: one reference-counted field, so copying a `Shared` (`model.$settings`) costs one
+  /// retain, and the reads and changes of a key's `Shared` unwrap no optional (binding one
+  /// retained and released it on every call: twice a mutation's cost, measured).
+  @usableFromInline let object: AnyObject
+  /// How a projection reaches its value from its root, or `nil` for a `Shared` with a cell.
+  @usableFromInline let path: SharedPath<Value>?
+
+  @usableFromInline init(object: AnyObject, path: SharedPath<Value>?) {
+    self.object = object
+    self.path = path
+  }
+
+  /// A `Shared` whose copies share `cell`.
+  @usableFromInline init(cell: SharedCell<Value>) {
+    self.init(object: cell, path: nil)
   }
 
   /// The `Shared` of a key's reference, with a cell of its own.
   @usableFromInline init(reference: SharedReference<Value>) {
-    self.init(target: SharedTarget(reference: reference), cell: SharedCell())
+    self.init(cell: SharedCell(SharedTarget(reference: reference)))
   }
 
-  /// A `Shared` of a part of another's value.
-  @usableFromInline init(projection: SharedTarget<Value>) {
-    self.init(target: projection, cell: nil)
+  /// A `Shared` of `target`: a projection, without a cell (or, for a key's own reference, with
+  /// a cell of its own).
+  @usableFromInline init(projection target: SharedTarget<Value>) {
+    if target.path == nil {
+      self.init(cell: SharedCell(target))
+    } else {
+      self.init(object: target.object, path: target.path)
+    }
   }
 
-  /// What this `Shared` reads and changes now: its own target, or the one a copy of it was
+  /// A `Shared` of `target` with a cell of its own: for a reader, whose rebinding must not move
+  /// the `Shared` it was made from, and for a projection's variable that is rebound.
+  init(ownCellFor target: SharedTarget<Value>) {
+    self.init(cell: SharedCell(target))
+  }
+
+  /// The cell its copies share; `nil` for a projection.
+  var cell: SharedCell<Value>? {
+    path == nil ? unsafeDowncast(object, to: SharedCell<Value>.self) : nil
+  }
+
+  /// What this `Shared` reads and changes now: what it was made with, or what a copy of it was
   /// pointed at.
   @inlinable var current: SharedTarget<Value> {
-    guard let cell, cell.isRebound.load(ordering: .relaxed) else { return target }
-    return cell.target(or: target)
+    guard path == nil else { return SharedTarget(object: object, path: path) }
+    return unsafeDowncast(object, to: SharedCell<Value>.self).current
   }
 
   /// The reference of the key that stores the value (the root's, for a projection).
@@ -74,12 +104,15 @@ public struct Shared<Value: Sendable>: Sendable {
     self.init(reference: StorageContext.current.reference(for: key, default: wrappedValue))
   }
 
-  /// A shared value stored by `key`, with a default used when nothing is stored. Nonisolated.
+  /// A shared value stored by `key`, with a default used when nothing is stored.
+  ///
+  /// Nonisolated.
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
     self.init(reference: StorageContext.current.reference(for: key, default: `default`))
   }
 
   /// A shared reference to `value` that is not stored anywhere and not found by any key.
+  ///
   /// Nonisolated.
   public init(value: Value) {
     self.init(
@@ -88,16 +121,25 @@ public struct Shared<Value: Sendable>: Sendable {
   }
 
   /// The same `Shared` as `projectedValue`: what Swift calls for a `@Shared` parameter given
-  /// `$value`. Copies made this way follow when either is pointed at another key.
+  /// `$value`.
+  ///
+  /// Copies made this way follow when either is pointed at another key.
   public init(projectedValue: Shared<Value>) {
     self = projectedValue
   }
 
-  /// A snapshot of the current value; change it with ``withLock(_:)``. Nonisolated; reading
-  /// takes part in Observation.
+  /// A snapshot of the current value; change it with ``withLock(_:)``.
+  ///
+  /// Nonisolated; reading takes part in Observation.
   @inlinable public var wrappedValue: Value {
-    guard let cell, cell.isRebound.load(ordering: .relaxed) else { return target.value }
-    return cell.target(or: target).value
+    // NB: `path!` after the check, not `if let path`: binding the path retained its state and
+    // accessors on every read.
+    guard path == nil else { return path!.read(object, path!.state, path!.offset) }
+    let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+    // NB: `cell.initial` in place, not `cell.current`: a target returned by value retained and
+    // released the key's reference on every read.
+    guard !cell.isRebound.load(ordering: .relaxed) else { return cell.reboundTarget().value }
+    return cell.initial.value
   }
 
   /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
@@ -117,26 +159,32 @@ public struct Shared<Value: Sendable>: Sendable {
       cell.rebind(to: target)
     } else {
       // NB: a projection has no cell: the variable takes a cell of its own from now on.
-      self = Shared(target: target, cell: SharedCell(reboundTo: target))
+      self = Shared(ownCellFor: target)
     }
   }
 
-  /// Changes the value under its lock; the change is seen by every reference at once and saved
-  /// in the background (never on this thread for file keys). Nonisolated.
+  /// Changes the value under its lock; the change is seen by every reference at once and saved in
+  /// the background (never on this thread for file keys).
+  ///
+  /// Nonisolated.
   ///
   /// > Important: The lock is not reentrant. Do not use this `Shared`, or another `Shared` of
   /// > the same key or a projection of it, inside `body`: that is a programming error, and the
   /// > process stops with "Recursive call to lock Mutex" rather than deadlock silently.
   @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    guard let cell, cell.isRebound.load(ordering: .relaxed) else {
-      return try target.withLock(body)
+    guard path == nil else { return try path!.change(object, body) }
+    let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+    guard !cell.isRebound.load(ordering: .relaxed) else {
+      return try cell.reboundTarget().withLock(body)
     }
-    return try cell.target(or: target).withLock(body)
+    return try cell.initial.withLock(body)
   }
 
-  /// A shared reference to a part of the value, written through to this one and saved by its
-  /// key: `$settings.theme`. Nonisolated.
+  /// A shared reference to a part of the value, written through to this one and saved by its key:
+  /// `$settings.theme`.
+  ///
+  /// Nonisolated.
   ///
   /// Observers of either are told of a change through either. Making one allocates nothing for
   /// a member of a key's value (a member of a member allocates one small object).
@@ -144,20 +192,41 @@ public struct Shared<Value: Sendable>: Sendable {
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {
-    Shared<Member>(projection: current.appending(keyPath))
+    if path == nil {
+      let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+      if !cell.isRebound.load(ordering: .relaxed) && cell.initial.path == nil {
+        return Shared<Member>(object: cell, path: .member(ofCell: keyPath))
+      }
+    }
+    return Shared<Member>(projection: current.appending(keyPath))
   }
 
-  /// Read-only access to a part of the value that cannot be written, such as a `let` or a
-  /// get-only computed member: `$user.id`. Nonisolated.
+  /// Read-only access to a part of the value that cannot be written, such as a `let` or a get-only
+  /// computed member: `$user.id`.
+  ///
+  /// Nonisolated.
   @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: KeyPath<Value, Member>
   ) -> SharedReader<Member> {
-    SharedReader(projection: current.appending(readOnly: keyPath))
+    SharedReader(shared: readOnly(keyPath))
   }
 
-  /// Points this `Shared` and every copy of it at `key`, in the same storage context, and reads
-  /// it: for a view model that switches files (another account, another document).
+  /// The read-only projection of the member at `keyPath`; see the writable one.
+  @inlinable
+  func readOnly<Member: Sendable>(_ keyPath: KeyPath<Value, Member>) -> Shared<Member> {
+    if path == nil {
+      let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+      if !cell.isRebound.load(ordering: .relaxed) && cell.initial.path == nil {
+        return Shared<Member>(object: cell, path: .readOnlyMember(ofCell: keyPath))
+      }
+    }
+    return Shared<Member>(projection: current.appending(readOnly: keyPath))
+  }
+
+  /// Points this `Shared` and every copy of it at `key`, in the same storage context, and reads it:
+  /// for a view model that switches files (another account, another document).
+  ///
   /// Nonisolated.
   ///
   /// ```swift
@@ -180,7 +249,7 @@ public struct Shared<Value: Sendable>: Sendable {
     let next = StorageContext.withValue(now.root.context) {
       Shared(key, default: now.fallback)
     }
-    cell.rebind(to: next.target)
+    cell.rebind(to: next.current)
     if let loadError = next.loadError { throw loadError }
   }
 }

@@ -4,39 +4,42 @@ import Synchronization
 /// another key (`$user = Shared(...)`, `try await $user.load(key)`) is seen by every copy, as
 /// swift-sharing users expect.
 ///
-/// A `Shared` made from a key or a value gets a cell; its copies share it. Until the first
-/// rebinding the cell costs its `Shared` one relaxed atomic load per access (the flag): the
-/// `Shared` keeps using its own target. After one, every access reads the cell's target under
-/// its lock.
+/// A `Shared` made from a key or a value is its cell (the cell holds the key's reference);
+/// its copies share it. Until the first rebinding the cell costs an access one relaxed atomic
+/// load (the flag) beside the reference's own work. After one, every access reads the cell's
+/// new target under its lock.
 ///
 /// NB: projections (`$settings.theme`) get no cell, so making one allocates nothing; a
 /// projection assigned another `Shared` changes that variable only (its copies keep the part),
 /// and ``Shared/load(_:)`` on one throws ``SharedRebindingError``.
 @usableFromInline
-final class SharedCell<Value: Sendable>: Sendable {
+final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
   private struct State {
     var target: SharedTarget<Value>?
     var nextListener = 0
     var listeners: [Int: @Sendable () -> Void] = [:]
   }
 
+  /// What the `Shared` was made with: until a rebinding, what it reads and changes.
+  @usableFromInline let initial: SharedTarget<Value>
   /// Set once the cell was rebound; from then on its target is the one to use.
   @usableFromInline let isRebound = Atomic<Bool>(false)
   private let state = Mutex(State())
 
-  @usableFromInline init() {}
-
-  /// A cell already pointing at `target`.
-  init(reboundTo target: SharedTarget<Value>) {
-    state.withLock { $0.target = target }
-    isRebound.store(true, ordering: .releasing)
+  @usableFromInline init(_ initial: SharedTarget<Value>) {
+    self.initial = initial
   }
 
-  /// The target the copies of the `Shared` use now, or `fallback` (the `Shared`'s own) before
-  /// any rebinding.
-  @usableFromInline
-  func target(or fallback: SharedTarget<Value>) -> SharedTarget<Value> {
-    state.withLock { $0.target } ?? fallback
+  /// What the copies of the `Shared` read and change now.
+  @inlinable var current: SharedTarget<Value> {
+    guard isRebound.load(ordering: .relaxed) else { return initial }
+    return reboundTarget()
+  }
+
+  /// The target of the last rebinding: the slow path of every access once the cell was
+  /// rebound.
+  @usableFromInline func reboundTarget() -> SharedTarget<Value> {
+    state.withLock { $0.target } ?? initial
   }
 
   /// Points every copy at `target`, then tells the listeners (outside the lock: a listener
@@ -58,8 +61,20 @@ final class SharedCell<Value: Sendable>: Sendable {
       state.listeners[state.nextListener] = onRebind
       return state.nextListener
     }
-    return StorageSubscription { [weak self] in
-      _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) }
+    // NB: holds the cell (a weak reference would give it a side table, and every retain of it
+    // the runtime's slow path); the cell holds no subscription, so nothing cycles.
+    return StorageSubscription { [self] in
+      _ = state.withLock { $0.listeners.removeValue(forKey: id) }
     }
   }
+}
+
+/// A cell seen without its value type: the root of a projection made from it.
+protocol SharedCellRoot: AnyObject {
+  /// The root of the cell's first target.
+  var initialRoot: any SharedRoot { get }
+}
+
+extension SharedCell {
+  var initialRoot: any SharedRoot { initial.root }
 }

@@ -32,40 +32,52 @@ public struct SharedReader<Value: Sendable>: Sendable {
   }
 
   /// Read-only access to the value stored by `key`, with a default used when nothing is stored.
+  ///
   /// Nonisolated.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
     self.init(shared: Shared(wrappedValue: wrappedValue(), key))
   }
 
   /// Read-only access to the value stored by `key`, with a default used when nothing is stored.
+  ///
   /// Nonisolated.
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
     self.init(shared: Shared(key, default: `default`()))
   }
 
-  /// Read-only access to what `shared` reads now. Nonisolated.
+  /// Read-only access to what `shared` reads now.
+  ///
+  /// Nonisolated.
   public init(_ shared: Shared<Value>) {
-    self.init(shared: Shared(target: shared.current, cell: SharedCell()))
+    self.init(shared: Shared(ownCellFor: shared.current))
   }
 
-  /// A reader of `value`, stored nowhere: for previews and tests. Nonisolated.
+  /// A reader of `value`, stored nowhere: for previews and tests.
+  ///
+  /// Nonisolated.
   public init(value: Value) {
     self.init(shared: Shared(value: value))
   }
 
-  /// The same reader as `projectedValue`: what Swift calls for a `@SharedReader` parameter
-  /// given `$value`. Nonisolated.
+  /// The same reader as `projectedValue`: what Swift calls for a `@SharedReader` parameter given
+  /// `$value`.
+  ///
+  /// Nonisolated.
   public init(projectedValue: SharedReader<Value>) {
     self = projectedValue
   }
 
-  /// A reader of the value of `base` while it is not `nil`, or `nil` when it is. Nonisolated.
+  /// A reader of the value of `base` while it is not `nil`, or `nil` when it is.
+  ///
+  /// Nonisolated.
   public init?(_ base: Shared<Value?>) {
     guard let unwrapped = Shared(base) else { return nil }
-    self.init(projection: unwrapped.target)
+    self.init(shared: unwrapped)
   }
 
-  /// A reader of the value of `base` while it is not `nil`, or `nil` when it is. Nonisolated.
+  /// A reader of the value of `base` while it is not `nil`, or `nil` when it is.
+  ///
+  /// Nonisolated.
   public init?(_ base: SharedReader<Value?>) {
     self.init(base.shared)
   }
@@ -76,7 +88,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
     SharedReader(value: value)
   }
 
-  /// The current value. Nonisolated; reading takes part in Observation.
+  /// The current value.
+  ///
+  /// Nonisolated; reading takes part in Observation.
   @inlinable public var wrappedValue: Value { shared.wrappedValue }
 
   /// The reader itself, for `$value.loadError` and the other members; assign another reader to
@@ -86,16 +100,20 @@ public struct SharedReader<Value: Sendable>: Sendable {
     set { shared.rebind(to: newValue.shared.current) }
   }
 
-  /// Read-only access to a part of the value: `$settings.theme`. Nonisolated.
+  /// Read-only access to a part of the value: `$settings.theme`.
+  ///
+  /// Nonisolated.
   @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: KeyPath<Value, Member>
   ) -> SharedReader<Member> {
-    SharedReader<Member>(projection: shared.current.appending(readOnly: keyPath))
+    SharedReader<Member>(shared: shared.readOnly(keyPath))
   }
 
-  /// A reader of a value computed from this one, which follows it: observers of the derived
-  /// reader are told when this value changes. Nonisolated.
+  /// A reader of a value computed from this one, which follows it: observers of the derived reader
+  /// are told when this value changes.
+  ///
+  /// Nonisolated.
   ///
   /// ```swift
   /// let hasDrafts = $drafts.read { !$0.isEmpty }   // SharedReader<Bool>
@@ -114,8 +132,9 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// The context the reference was created in.
   public var storageContext: StorageContext { shared.storageContext }
 
-  /// Why the stored data could not be read, or `nil`; observable. For a reader key, the error
-  /// of the last load or push, kept until one succeeds.
+  /// Why the stored data could not be read, or `nil`; observable.
+  ///
+  /// For a reader key, the error of the last load or push, kept until one succeeds.
   public var loadError: SharedLoadError? { shared.loadError }
 
   /// Whether a load is under way (the first load of a key that loads in the background, a
@@ -162,11 +181,14 @@ extension SharedReader: Identifiable where Value: Identifiable {
 }
 
 extension Shared {
-  /// Read-only access to what this `Shared` reads now. Nonisolated.
+  /// Read-only access to what this `Shared` reads now.
+  ///
+  /// Nonisolated.
   public var reader: SharedReader<Value> { SharedReader(self) }
 
-  /// A reader of a value computed from this one, which follows it: `$drafts.read {
-  /// $0.isEmpty }`. Nonisolated; `body` runs on each read, on the reading thread.
+  /// A reader of a value computed from this one, which follows it: `$drafts.read { $0.isEmpty }`.
+  ///
+  /// Nonisolated; `body` runs on each read, on the reading thread.
   public func read<Member: Sendable>(
     _ body: @escaping @Sendable (Value) -> Member
   ) -> SharedReader<Member> {
