@@ -84,7 +84,7 @@ extension Shared {
   /// The value stored by `key`, which must exist: the form swift-sharing spells with `await` (`try
   /// await Shared(require: key)`).
   ///
-  /// The key is read as ``init(require:)-(SharedKey<Value>)`` reads it. Nonisolated.
+  /// The key is read as the synchronous `init(require:)` reads it. Nonisolated.
   ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
   ///   ``NothingStored``) or the stored data cannot be read.
@@ -112,7 +112,33 @@ extension Shared {
   }
 }
 
+extension Shared {
+  /// An optional shared value stored by `key`, `nil` while nothing is stored.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(key, default: nil)
+  }
+}
+
 extension SharedReader {
+  /// Read-only access to an optional value stored by `key`, `nil` while nothing is stored.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(shared: Shared(key, default: nil))
+  }
+
+  /// Read-only access to what `key` loads, `nil` until it has loaded a value.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedReaderKey<Value>) where Value == Wrapped? {
+    self.init(key, default: nil)
+  }
+
   /// Read-only access to the value stored by `key`, with the default declared by the key.
   public init<Base: SharedKey<Value>>(_ key: SharedKeyDefault<Base>) {
     self.init(shared: Shared(key))
@@ -127,7 +153,7 @@ extension SharedReader {
   }
 
   /// Read-only access to the value stored by `key`, which must exist; see
-  /// ``Shared/init(require:)-(SharedKey<Value>)``.
+  /// `Shared(require:)`.
   ///
   /// Nonisolated.
   ///

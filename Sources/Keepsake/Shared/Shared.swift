@@ -261,6 +261,13 @@ extension Shared: Equatable where Value: Equatable {
   }
 }
 
+extension Shared {
+  /// The key as the app writes it, with the part for a projection (`.inMemory("user")[dynamicMember:
+  /// \User.name]`), or `value` for a `Shared(value:)`: for renderings that show the value beside
+  /// it, such as `KeepsakeTesting`'s value dump.
+  package var keyDescription: String { current.name }
+}
+
 extension Shared: CustomStringConvertible {
   /// The type and the key as an app writes them, as swift-sharing shows them:
   /// `Shared<Int>(.appStorage("count"))`, `Shared<Int>(value: 0)`,

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A reader of a key is the key's reference, like a ``Shared`` of it: it shows every change,
 /// from any reference, thread or process. Assigning another reader to `$value` (or
-/// ``load(_:)-(SharedReaderKey<Value>)``) points this reader and its copies at another key;
+/// `load(_:)`) points this reader and its copies at another key;
 /// a reader made from a `Shared` is a reader of that `Shared`'s current key and does not follow
 /// when the `Shared` is pointed elsewhere later, as in swift-sharing.
 ///
@@ -166,6 +166,11 @@ extension SharedReader: Equatable where Value: Equatable {
   public static func == (lhs: SharedReader, rhs: SharedReader) -> Bool {
     lhs.wrappedValue == rhs.wrappedValue
   }
+}
+
+extension SharedReader {
+  /// The key as the app writes it; see `Shared.keyDescription`.
+  package var keyDescription: String { shared.keyDescription }
 }
 
 extension SharedReader: CustomStringConvertible {

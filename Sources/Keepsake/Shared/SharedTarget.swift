@@ -12,6 +12,9 @@ protocol SharedRoot: AnyObject, Sendable {
   var isLoading: Bool { get }
   /// The key as an app writes it (`.appStorage("count")`), or `value: 0` for a `Shared(value:)`.
   var keyDescription: String { get }
+  /// The key as an app writes it, or `value` for a `Shared(value:)`: for renderings that show
+  /// the value beside it.
+  var keyName: String { get }
   func load() async throws
   func save() async throws
   func flush() async throws
@@ -26,8 +29,9 @@ protocol SharedRoot: AnyObject, Sendable {
 extension SharedReference: SharedRoot {
   var keyID: SharedKeyID { key.id }
   var keyDescription: String { SharedDescription.key(key, value: peek()) }
+  var keyName: String { key is UnkeyedValue<Value> ? "value" : String(reflecting: key) }
   /// For ``SharedChangeTrackable``.
-  var trackedKeyDescription: String { keyDescription }
+  var trackedKeyDescription: String { keyName }
 }
 
 /// Where a ``Shared`` reads and changes its value: a key's reference, or a part of the value of
@@ -102,6 +106,9 @@ struct SharedTarget<Value: Sendable>: @unchecked Sendable {
   var description: String {
     root.keyDescription + (path.map { SharedDescription.path($0.state) } ?? "")
   }
+
+  /// ``description`` without a `Shared(value:)`'s value.
+  var name: String { root.keyName + (path.map { SharedDescription.path($0.state) } ?? "") }
 }
 
 /// How a projection reaches its value inside its root's: accessors made where the types are
