@@ -22,18 +22,37 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
 
   /// What the `Shared` was made with: until a rebinding, what it reads and changes.
   @usableFromInline let initial: SharedTarget<Value>
-  /// Set once the cell was rebound; from then on its target is the one to use.
+  /// Set once the cell was rebound, or from the start when `initial` is a projection: from then
+  /// on its target is the one to use. While it is not set, `initial` is a key's reference.
   @usableFromInline let isRebound = Atomic<Bool>(false)
   private let state = Mutex(State())
 
   @usableFromInline init(_ initial: SharedTarget<Value>) {
     self.initial = initial
+    // NB: a cell made for a projection (a reader of `$user.name`) starts as rebound, so that
+    // "not rebound" means "`initial` is a key's reference" and the fast paths check one flag.
+    if initial.path != nil {
+      state.withLock { $0.target = initial }
+      isRebound.store(true, ordering: .releasing)
+    }
   }
 
   /// What the copies of the `Shared` read and change now.
   @inlinable var current: SharedTarget<Value> {
     guard isRebound.load(ordering: .relaxed) else { return initial }
     return reboundTarget()
+  }
+
+  /// ``Shared/wrappedValue`` once the cell was rebound, or for a reader's cell made from a
+  /// projection.
+  @inlinable @inline(never)
+  func valueElsewhere() -> Value { current.value }
+
+  /// ``Shared/withLock(_:)`` once the cell was rebound, or for a reader's cell made from a
+  /// projection.
+  @inlinable @inline(never)
+  func withLockElsewhere<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try current.withLock(body)
   }
 
   /// The target of the last rebinding: the slow path of every access once the cell was

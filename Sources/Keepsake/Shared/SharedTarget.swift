@@ -70,6 +70,18 @@ struct SharedTarget<Value: Sendable>: @unchecked Sendable {
     preconditionFailure("a Shared's root is a reference or a cell, not \(type(of: object))")
   }
 
+  /// The value of the key's reference; see ``value``.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable var referenceValue: Value { reference.value }
+
+  /// Changes the value of the key's reference under its lock.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable func referenceWithLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try reference.withLock(body)
+  }
+
   /// The key's own reference.
   @inlinable init(reference: SharedReference<Value>) {
     self.object = reference
