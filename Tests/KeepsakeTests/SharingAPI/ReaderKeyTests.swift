@@ -1,6 +1,7 @@
 import Foundation
 import Keepsake
 import KeepsakeTesting
+import Observation
 import Synchronization
 import Testing
 
@@ -8,20 +9,35 @@ import Testing
 /// swift-sharing's `SharedReader` does with a key that loads asynchronously.
 @Suite("Reader keys")
 struct ReaderKeyTests {
-  /// Loads that wait until the test finishes them, one at a time, oldest first.
-  final class ScriptedLoads: Sendable {
+  /// Loads that wait until the test finishes them, one at a time, oldest first; observable, so
+  /// a test can wait for a load to start.
+  final class ScriptedLoads: Observable, Sendable {
+    private let registrar = ObservationRegistrar()
     private let state = Mutex<
       (waiting: [CheckedContinuation<Result<Int?, any Error>, Never>], calls: Int)
     >(([], 0))
 
     /// How many loads were started.
-    var calls: Int { state.withLock { $0.calls } }
+    var calls: Int {
+      registrar.access(self, keyPath: \.calls)
+      return state.withLock { $0.calls }
+    }
+
+    /// How many loads wait to be finished.
+    var waiting: Int {
+      registrar.access(self, keyPath: \.waiting)
+      return state.withLock { $0.waiting.count }
+    }
 
     func next() async throws -> Int? {
       let result = await withCheckedContinuation { continuation in
-        state.withLock {
-          $0.waiting.append(continuation)
-          $0.calls += 1
+        registrar.withMutation(of: self, keyPath: \.waiting) {
+          registrar.withMutation(of: self, keyPath: \.calls) {
+            state.withLock {
+              $0.waiting.append(continuation)
+              $0.calls += 1
+            }
+          }
         }
       }
       return try result.get()
@@ -29,8 +45,10 @@ struct ReaderKeyTests {
 
     /// Finishes the oldest waiting load with `result`, once one waits.
     func finish(_ result: Result<Int?, any Error>) async {
-      #expect(await waitUntil { self.state.withLock { !$0.waiting.isEmpty } })
-      let continuation = state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
+      #expect(await waitUntil { self.waiting > 0 })
+      let continuation = registrar.withMutation(of: self, keyPath: \.waiting) {
+        state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
+      }
       continuation?.resume(returning: result)
     }
   }
