@@ -22,8 +22,10 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
 
   /// What the `Shared` was made with: until a rebinding, what it reads and changes.
   @usableFromInline let initial: SharedTarget<Value>
-  /// Set once the cell was rebound, or from the start when `initial` is a projection: from then
-  /// on its target is the one to use. While it is not set, `initial` is a key's reference.
+  /// Whether the cell's target is not `initial`'s key reference.
+  ///
+  /// Set once the cell was rebound, or from the start when `initial` is a projection; while it
+  /// is not set, `initial` is a key's reference.
   @usableFromInline let isRebound = Atomic<Bool>(false)
   private let state = Mutex(State())
 
