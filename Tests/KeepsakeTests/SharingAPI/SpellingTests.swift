@@ -9,6 +9,10 @@ struct SpellingTests {
     var text: String
   }
 
+  struct Memo: Codable, Equatable, Sendable {
+    var bodyText: String
+  }
+
   @Test("fileStorage(_:decoder:encoder:) reads and writes with the given coders")
   func fileStorageWithCoders() async throws {
     let url = URL(fileURLWithPath: "/app/note.json")
@@ -17,12 +21,12 @@ struct SpellingTests {
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
-    disk.setContents(Data(#"{"text":"stored"}"#.utf8), at: url)
-    @Shared(.fileStorage(url, decoder: decoder, encoder: encoder)) var note = Note(text: "none")
-    #expect(note.text == "stored")
-    $note.withLock { $0.text = "changed" }
-    try await $note.save()
-    #expect(try disk.contents(of: url) == Data(#"{"text":"changed"}"#.utf8))
+    disk.setContents(Data(#"{"body_text":"stored"}"#.utf8), at: url)
+    @Shared(.fileStorage(url, decoder: decoder, encoder: encoder)) var memo = Memo(bodyText: "none")
+    #expect(memo.bodyText == "stored")
+    $memo.withLock { $0.bodyText = "changed" }
+    try await $memo.save()
+    #expect(try disk.contents(of: url) == Data(#"{"body_text":"changed"}"#.utf8))
   }
 
   @Test(
