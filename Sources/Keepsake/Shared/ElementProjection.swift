@@ -31,7 +31,7 @@ where
     return current
   }
 
-  func modify(_ body: SharedPath<Collection.Element>.Change) throws -> MissingPart? {
+  func modify(_ body: SharedPath<Collection.Element>.Change) throws -> PartGone? {
     var found = false
     let parentMissing = try parent.modify { collection in
       guard let index = collection.firstIndex(where: { $0.id == id }) else { return }
@@ -42,7 +42,7 @@ where
     if found { return parentMissing }
     var copy = last.withLock { $0 }
     try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
-    return MissingPart(what: "the element \(id)", keyID: parent.root.keyID)
+    return PartGone(MissingPart(what: "the element \(id)", keyID: parent.root.keyID))
   }
 }
 
@@ -64,7 +64,7 @@ final class UnwrappedPart<Wrapped: Sendable>: Sendable, DescribedPart {
     return current
   }
 
-  func modify(_ body: SharedPath<Wrapped>.Change) throws -> MissingPart? {
+  func modify(_ body: SharedPath<Wrapped>.Change) throws -> PartGone? {
     var found = false
     let parentMissing = try parent.modify { optional in
       guard var value = optional else { return }
@@ -78,14 +78,14 @@ final class UnwrappedPart<Wrapped: Sendable>: Sendable, DescribedPart {
     if found { return parentMissing }
     var copy = last.withLock { $0 }
     try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
-    return MissingPart(what: "the value", keyID: parent.root.keyID)
+    return PartGone(MissingPart(what: "the value", keyID: parent.root.keyID))
   }
 }
 
 extension SharedTarget {
   /// Changes the value through its root's lock; returns what is missing when the part is gone.
   @inlinable
-  func modify(_ body: (inout Value) throws -> Void) throws -> MissingPart? {
+  func modify(_ body: (inout Value) throws -> Void) throws -> PartGone? {
     guard path != nil else {
       try reference.withLock(body)
       return nil

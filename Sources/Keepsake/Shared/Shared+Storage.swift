@@ -98,7 +98,7 @@ extension Shared {
         result = try body(&copy)
         part.pointee = copy
       }
-      if let missing { throw missing }
+      if let missing { throw missing.part }
       guard let result else {
         preconditionFailure("a projection's accessor did not run the change")
       }

@@ -96,3 +96,14 @@ public struct SharedRebindingError: Error, Sendable, CustomStringConvertible {
       + "($value = Shared(key))."
   }
 }
+
+/// A ``MissingPart`` as a projection's accessor reports it.
+///
+/// NB: a class, so an accessor returns one word (`nil` on every change that lands) rather than
+/// the five of a `MissingPart?`, written through memory on the path of every projected change.
+@usableFromInline
+final class PartGone: Sendable {
+  @usableFromInline let part: MissingPart
+
+  init(_ part: MissingPart) { self.part = part }
+}

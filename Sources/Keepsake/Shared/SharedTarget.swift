@@ -147,13 +147,11 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
   ///
   /// `body` gets the address of the part, a `Value`, valid while it runs.
   ///
-  /// NB: an address rather than `inout Value`, so the caller's closure (specialized where the
-  /// change is written, the change inlined into it) is the only one between the accessor and
-  /// the change: with `inout`, a second closure stood between them (measured: 2.8× the
-  /// parent's own `withLock`).
+  /// NB: an address rather than `inout Value`, so the caller's closure is typed by the part
+  /// alone and is the one place the change is written (specialized where the caller wrote it).
   @usableFromInline let modify:
     @Sendable (_ root: AnyObject, _ state: AnyObject, _ offset: Int, _ body: Change) throws ->
-      MissingPart?
+      PartGone?
 
   /// What ``modify`` runs on the part: its address.
   @usableFromInline typealias Change = (UnsafeMutableRawPointer) throws -> Void
@@ -162,7 +160,7 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
   init(
     state: AnyObject, offset: Int,
     read: @escaping @Sendable (AnyObject, AnyObject, Int) -> Value,
-    modify: @escaping @Sendable (AnyObject, AnyObject, Int, Change) throws -> MissingPart?
+    modify: @escaping @Sendable (AnyObject, AnyObject, Int, Change) throws -> PartGone?
   ) {
     self.state = state
     self.offset = offset
@@ -175,7 +173,7 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
   @inlinable
   func change<R, E: Error>(_ root: AnyObject, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
     var result: R?
-    let missing: MissingPart?
+    let missing: PartGone?
     do {
       missing = try modify(root, state, offset) { part in
         result = try body(&part.assumingMemoryBound(to: Value.self).pointee)
@@ -185,7 +183,7 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
     } catch {
       preconditionFailure("a projection's accessor threw \(error) of its own")
     }
-    if let missing { missing.warnDropped() }
+    if let missing { missing.part.warnDropped() }
     guard let result else { preconditionFailure("a projection's accessor did not run the change") }
     return result
   }
