@@ -32,7 +32,8 @@ struct Benchmark {
   /// Every scenario, in the order the table shows them.
   static let scenarios = [
     "durable-save", "transaction", "cold-load", "migrated-load", "caller-mutation", "coalescing",
-    "in-memory-mutation", "projected-mutation", "in-memory-append", "observed-increment",
+    "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
+    "in-memory-keys", "observed-increment",
     "observed-append",
     "observed-read", "tracked-increment", "keys", "peak-memory",
   ]
@@ -62,7 +63,9 @@ struct Benchmark {
       if wanted("coalescing") { results.append(try await coalescing(drafts)) }
       if wanted("in-memory-mutation") { results.append(inMemoryMutation(size)) }
       if wanted("projected-mutation") { results.append(projectedMutation(size)) }
+      if wanted("inline-projection") { results.append(inlineProjection(size)) }
       if wanted("in-memory-append") { results.append(inMemoryAppend(size)) }
+      if wanted("in-memory-keys") { results.append(inMemoryKeys(size)) }
       if wanted("observed-increment") { results.append(observedIncrement(size)) }
       if wanted("observed-append") { results.append(observedAppend(size)) }
       if wanted("observed-read") { results.append(observedRead(size)) }

@@ -5,12 +5,17 @@ import Keepsake
 // keepsake-bench: Keepsake against a hand-written floor, in the same run.
 //   swift run -c release keepsake-bench [--json] [--sizes 1000,10000] [--repetitions N]
 //     [--file-repetitions N] [--only scenario,scenario]
+//   swift run -c release keepsake-bench --profile SCENARIO COUNT   (for valgrind's callgrind)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 if ["--codec", "--codec-child"].contains(arguments.first) { exit(CodecBenchmark.run(arguments)) }
 if arguments.first == "--memory-child" {
   // A child process that holds and saves drafts, then prints its peak resident memory.
   exit(await MemoryChild.run(Array(arguments.dropFirst())))
+}
+if arguments.first == "--profile" {
+  // One scenario's Keepsake side, synchronously, for instruction counts (see ProfileChild).
+  exit(ProfileChild.run(Array(arguments.dropFirst())))
 }
 if arguments.first == "--keys-child" {
   // A child process that creates, reads and drops file keys, then prints what it measured.

@@ -11,7 +11,9 @@ struct CatalogueKeyTests {
   func loads() async throws {
     @SharedReader(.catalogue) var catalogue = Catalogue.empty
     #expect($catalogue.isLoading)
-    #expect(await waitUntil { !$catalogue.isLoading })
+    // NB: a copy, as for a `@Shared` local: `$catalogue` is settable (rebinding a reader).
+    let reader = $catalogue
+    #expect(await waitUntil { !reader.isLoading })
     #expect(catalogue.tracks.count == 40)
     #expect($catalogue.loadError == nil)
     let again = SharedReader(.catalogue, default: Catalogue.empty)

@@ -30,8 +30,8 @@ struct BenchmarkScenarioTests {
         "durable-save", "durable-save cpu", "durable-save fsyncs", "transaction",
         "transaction cpu", "transaction fsyncs", "cold-load", "cold-load cpu", "migrated-load",
         "migrated-load cpu", "caller-mutation", "coalescing", "in-memory-mutation",
-        "projected-mutation",
-        "in-memory-append", "observed-increment", "observed-append", "observed-read",
+        "projected-mutation", "inline-projection", "in-memory-append", "in-memory-keys",
+        "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
         "keys-watch-latency", "keys-beside-large-load",
       ])

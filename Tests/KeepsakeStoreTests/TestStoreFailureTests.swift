@@ -18,11 +18,11 @@ struct TestStoreFailureTests {
         A state change does not match expectation:
 
             … (2 unchanged)
-              session: Shared(inMemory(session)) nil,
+              session: Shared(.inMemory(\"session\")) nil,
               editor: Composer.State(
           \u{2212}     text: "Hi",
           +     text: "Hello",
-                drafts: Shared(inMemory(drafts)) []
+                drafts: Shared(.inMemory(\"drafts\")) []
               ),
             … (3 unchanged)
 

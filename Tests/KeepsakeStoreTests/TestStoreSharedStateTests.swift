@@ -55,7 +55,7 @@ struct TestStoreSharedStateTests {
       await store.finish()
     } matching: { issue in
       message(of: issue).contains("State changed after the last assertion")
-        && message(of: issue).contains("drafts: Shared(inMemory(drafts)) [")
+        && message(of: issue).contains("drafts: Shared(.inMemory(\"drafts\")) [")
     }
   }
 
@@ -96,8 +96,8 @@ struct TestStoreSharedStateTests {
     await withKnownIssue {
       await store.send(.pinDraft(UUID(9)))
     } matching: { issue in
-      message(of: issue).contains("\u{2212}   session: Shared(inMemory(session)) \"alice\"")
-        && message(of: issue).contains("+   session: Shared(inMemory(session)) \"bob\"")
+      message(of: issue).contains("\u{2212}   session: Shared(.inMemory(\"session\")) \"alice\"")
+        && message(of: issue).contains("+   session: Shared(.inMemory(\"session\")) \"bob\"")
     }
   }
 
@@ -110,8 +110,8 @@ struct TestStoreSharedStateTests {
       await store.send(.signOutTapped)
     } matching: { issue in
       message(of: issue).contains("State was not expected to change")
-        && message(of: issue).contains("\u{2212} Shared(inMemory(session)) \"alice\"")
-        && message(of: issue).contains("+ Shared(inMemory(session)) nil")
+        && message(of: issue).contains("\u{2212} Shared(.inMemory(\"session\")) \"alice\"")
+        && message(of: issue).contains("+ Shared(.inMemory(\"session\")) nil")
     }
   }
 

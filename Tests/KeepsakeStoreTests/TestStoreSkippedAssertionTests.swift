@@ -39,11 +39,11 @@ struct TestStoreSkippedAssertionTests {
         Skipped assertion (the store is not exhaustive): a state change was not asserted:
 
             … (2 unchanged)
-              session: Shared(inMemory(session)) nil,
+              session: Shared(.inMemory(\"session\")) nil,
               editor: Composer.State(
           \u{2212}     text: "",
           +     text: "Hi",
-                drafts: Shared(inMemory(drafts)) []
+                drafts: Shared(.inMemory(\"drafts\")) []
               ),
             … (3 unchanged)
 

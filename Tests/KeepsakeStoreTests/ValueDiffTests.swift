@@ -106,16 +106,30 @@ struct ValueDiffTests {
   @Test("A Shared value renders as its current value, noting its key")
   func sharedRendering() {
     let shared = Shared(.inMemory("diff-count"), default: 3)
-    #expect(ValueDump.render(shared) == "Shared(inMemory(diff-count)) 3")
+    #expect(ValueDump.render(shared) == #"Shared(.inMemory("diff-count")) 3"#)
     struct Holder { @Shared(.inMemory("diff-names")) var names = ["a"] }
     #expect(
       ValueDump.render(Holder()) == """
         ValueDiffTests.Holder(
-          names: Shared(inMemory(diff-names)) [
+          names: Shared(.inMemory(\"diff-names\")) [
             [0]: "a"
           ]
         )
         """)
+  }
+
+  @Test("A reader and a projection render as their values, naming the key and the part")
+  func readerAndProjectionRendering() {
+    struct Settings: Sendable { var theme = "dark" }
+    let settings = Shared(.inMemory("diff-settings"), default: Settings())
+    #expect(
+      ValueDump.render(SharedReader(settings).theme)
+        == #"SharedReader(.inMemory("diff-settings")[dynamicMember: \Settings.theme]) "dark""#)
+    #expect(
+      ValueDump.render(settings.theme)
+        == ValueDump.render(SharedReader(settings).theme)
+        .replacingOccurrences(of: "SharedReader(", with: "Shared("))
+    #expect(ValueDump.render(Shared(value: 2)) == "Shared(value) 2")
   }
 
   @Test("Strings are quoted and escaped; dictionaries and sets are sorted")

@@ -44,6 +44,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     self.suiteName = suiteName
     self.explicitStore = store.flatMap { $0 === UserDefaults.standard ? nil : .init($0) }
     self.coding = coding
+    if let explicitStore { UserDefaultsSuites.noteUse(of: explicitStore.defaults, key: key) }
   }
 
   public var id: SharedKeyID {
@@ -76,6 +77,21 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     preferences(in: context).observe(key, onChange: onChange)
+  }
+}
+
+extension AppStorageKey: CustomStringConvertible {
+  /// The key as an app writes it: `.appStorage("count")`, `.appStorage("count", suiteName:
+  /// "group.app")`, `.appStorage("count", store: UserDefaults(suiteName: "group.app"))`.
+  public var description: String {
+    let name = SharedDescription.literal(key)
+    if let explicitStore {
+      let suite = UserDefaultsSuites.suiteName(of: explicitStore.defaults)
+      let store = suite.map { "UserDefaults(suiteName: \(SharedDescription.literal($0)))" }
+      return ".appStorage(\(name), store: \(store ?? explicitStore.name))"
+    }
+    guard let suiteName else { return ".appStorage(\(name))" }
+    return ".appStorage(\(name), suiteName: \(SharedDescription.literal(suiteName)))"
   }
 }
 

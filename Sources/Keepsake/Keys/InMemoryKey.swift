@@ -24,3 +24,8 @@ extension SharedKey {
     InMemoryKey(name)
   }
 }
+
+extension InMemoryKey: CustomStringConvertible {
+  /// The key as an app writes it: `.inMemory("name")`.
+  public var description: String { ".inMemory(\(SharedDescription.literal(name)))" }
+}

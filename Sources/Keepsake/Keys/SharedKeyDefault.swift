@@ -73,10 +73,27 @@ extension Shared {
   /// let settings = try Shared(require: .fileStorage(settingsURL))
   /// ```
   ///
+  /// A key already in use in the context is returned as it is. Nonisolated.
+  ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read. A key already in use in the context
-  ///   is returned as it is.
+  ///   ``NothingStored``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) throws {
+    try self.init(requiring: key)
+  }
+
+  /// The value stored by `key`, which must exist: the form swift-sharing spells with `await` (`try
+  /// await Shared(require: key)`).
+  ///
+  /// The key is read as the synchronous `init(require:)` reads it. Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) async throws {
+    try self.init(requiring: key)
+  }
+
+  /// What both `init(require:)` do.
+  init(requiring key: some SharedKey<Value>) throws {
     let context = StorageContext.current
     if let existing = context.existingReference(for: key) {
       self.init(reference: existing)
@@ -95,10 +112,36 @@ extension Shared {
   }
 }
 
+extension Shared {
+  /// An optional shared value stored by `key`, `nil` while nothing is stored.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(key, default: nil)
+  }
+}
+
 extension SharedReader {
+  /// Read-only access to an optional value stored by `key`, `nil` while nothing is stored.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedKey<Value>) where Value == Wrapped? {
+    self.init(shared: Shared(key, default: nil))
+  }
+
+  /// Read-only access to what `key` loads, `nil` until it has loaded a value.
+  ///
+  /// Nonisolated.
+  @_disfavoredOverload
+  public init<Wrapped>(_ key: some SharedReaderKey<Value>) where Value == Wrapped? {
+    self.init(key, default: nil)
+  }
+
   /// Read-only access to the value stored by `key`, with the default declared by the key.
   public init<Base: SharedKey<Value>>(_ key: SharedKeyDefault<Base>) {
-    self.init(Shared(key))
+    self.init(shared: Shared(key))
   }
 
   /// Read-only access to the value stored by `key`; `wrappedValue` is the default if this is the
@@ -106,11 +149,38 @@ extension SharedReader {
   public init<Base: SharedKey<Value>>(
     wrappedValue: @autoclosure () -> Value, _ key: SharedKeyDefault<Base>
   ) {
-    self.init(Shared(key.base, default: wrappedValue()))
+    self.init(shared: Shared(key.base, default: wrappedValue()))
+  }
+
+  /// Read-only access to the value stored by `key`, which must exist; see
+  /// `Shared(require:)`.
+  ///
+  /// Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) throws {
+    self.init(shared: try Shared(requiring: key))
+  }
+
+  /// Read-only access to the value stored by `key`, which must exist, in swift-sharing's `try
+  /// await` spelling.
+  ///
+  /// Nonisolated.
+  ///
+  /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
+  ///   ``NothingStored``) or the stored data cannot be read.
+  public init(require key: some SharedKey<Value>) async throws {
+    self.init(shared: try Shared(requiring: key))
   }
 }
 
 /// What `Shared(require:)` throws (inside a ``SharedLoadError``) when nothing is stored.
 public struct NothingStored: Error, Sendable, CustomStringConvertible {
   public var description: String { "nothing is stored for this key yet." }
+}
+
+extension SharedKeyDefault: CustomStringConvertible {
+  /// The key's own description: the default is not part of what it names.
+  public var description: String { String(reflecting: base) }
 }

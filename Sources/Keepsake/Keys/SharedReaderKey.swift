@@ -41,12 +41,30 @@ extension SharedReaderKey {
 /// Where a ``SharedReaderKey`` pushes what it loads.
 public struct SharedSubscriber<Value: Sendable>: Sendable {
   let push: @Sendable (Result<Value?, any Error>) -> Void
+  let loading: @Sendable (Bool) -> Void
 
   /// Delivers a new value; `nil` returns the reader to its default.
+  ///
+  /// Ends a loading state.
   public func yield(_ value: Value?) { push(.success(value)) }
 
-  /// Delivers a failure: the reader keeps its value and shows the error in `loadError`.
+  /// Returns the reader to its default, as when the source holds no value.
+  ///
+  /// Ends a loading state.
+  public func yieldReturningInitialValue() { push(.success(nil)) }
+
+  /// Delivers a failure: the reader keeps its value and shows the error in `loadError` until a
+  /// value arrives.
+  ///
+  /// Ends a loading state.
   public func yield(throwing error: any Error) { push(.failure(error)) }
+
+  /// Delivers a value or a failure, as ``yield(_:)`` and ``yield(throwing:)`` do.
+  public func yield(with result: Result<Value?, any Error>) { push(result) }
+
+  /// Says that the source is loading again (or, with `false`, no longer is): the reader's
+  /// `isLoading` shows it until the next value or failure arrives.
+  public func yieldLoading(_ isLoading: Bool = true) { loading(isLoading) }
 }
 
 /// A key whose first load is not done on the caller's thread, with ``Shared/isLoading`` true
@@ -58,36 +76,50 @@ protocol BackgroundLoadingKey: Sendable {
 
 /// A ``SharedReaderKey`` seen as a ``SharedKey``: nothing is loaded synchronously and nothing
 /// is saved; loads and pushed values arrive through the reference's outside-change path.
-struct ReaderKeyAdapter<Key: SharedReaderKey>: SharedKey, BackgroundLoadingKey {
+struct ReaderKeyAdapter<Key: SharedReaderKey>: SharedKey, BackgroundLoadingKey,
+  CustomStringConvertible
+{
   let base: Key
-  private let pending = PendingLoads<Key.Value>()
+  /// Whether the reference starts the first load itself (not when the caller has loaded, as
+  /// `SharedReader(require:)` has, or loads next, as `load(_:)` does).
+  let loadsFirst: Bool
+  let pending = PendingLoads<Key.Value>()
 
-  init(_ base: Key) { self.base = base }
+  init(_ base: Key, loadsFirst: Bool = true) {
+    self.base = base
+    self.loadsFirst = loadsFirst
+  }
 
   var id: SharedKeyID { base.id }
   var saveTiming: SaveTiming { .never }
-  var loadsInBackground: Bool { true }
+  var loadsInBackground: Bool { loadsFirst }
+  var description: String { String(reflecting: base) }
   func load(in context: StorageContext) throws -> Key.Value? { nil }
   func save(_ value: Key.Value, in context: StorageContext) throws {}
 
   func subscribe(
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let subscriber = SharedSubscriber<Key.Value> { result in
-      pending.results.withLock { $0.append(result) }
-      onChange()
-    }
+    let pending = pending
+    let subscriber = SharedSubscriber<Key.Value>(
+      push: { result in
+        pending.results.withLock { $0.append(result) }
+        onChange()
+      },
+      loading: { isLoading in pending.setLoading(isLoading) })
     let base = self.base
-    let first = Task.detached {
-      do {
-        subscriber.yield(try await base.load())
-      } catch {
-        subscriber.yield(throwing: error)
-      }
-    }
+    let first =
+      loadsFirst
+      ? Task.detached {
+        do {
+          subscriber.yield(try await base.load())
+        } catch {
+          subscriber.yield(throwing: error)
+        }
+      } : nil
     let pushes = base.subscribe(subscriber)
     return StorageSubscription {
-      first.cancel()
+      first?.cancel()
       pushes?.cancel()
     }
   }
@@ -101,23 +133,144 @@ struct ReaderKeyAdapter<Key: SharedReaderKey>: SharedKey, BackgroundLoadingKey {
   }
 }
 
-extension SharedReader {
-  /// Read-only access to what `key` loads, with a default shown until it has loaded.
-  public init(_ key: some SharedReaderKey<Value>, default: @autoclosure () -> Value) {
-    self.init(Shared(ReaderKeyAdapter(key), default: `default`()))
-  }
-
-  /// Read-only access to what `key` loads, with a default shown until it has loaded.
-  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
-    self.init(Shared(ReaderKeyAdapter(key), default: wrappedValue()))
-  }
-
-  /// Whether the first load is still under way (the value is the default until then);
-  /// observable.
-  public var isLoading: Bool { shared.isLoading }
+/// A key that loads asynchronously on request: ``SharedReader/load()`` of a reader key.
+protocol AsyncLoadingKey<Value>: SharedKey {
+  /// Loads again into `reference`, with its `isLoading` shown meanwhile.
+  func loadAgain(into reference: SharedReference<Value>) async throws
 }
 
-/// What a reader key loaded or pushed, waiting for its reference to take it in, in order.
+extension ReaderKeyAdapter: AsyncLoadingKey {
+  func loadAgain(into reference: SharedReference<Key.Value>) async throws {
+    pending.attach(reference)
+    reference.setLoading(true)
+    let result: Result<Key.Value?, any Error>
+    do {
+      result = .success(try await base.load())
+    } catch {
+      result = .failure(error)
+    }
+    // NB: delivered as a push is: the reference's machine takes it in (a value, or an error that
+    // keeps the value and stays until a load or a push succeeds).
+    pending.results.withLock { $0.append(result) }
+    try await reference.reloadNow()
+    reference.setLoading(false)
+    if case .failure = result, let loadError = reference.loadError { throw loadError }
+  }
+}
+
+extension SharedReference {
+  /// Shows (or ends) a loading state: a reader key's `load()`, or its subscriber's
+  /// `yieldLoading`.
+  ///
+  /// NB: the loading state of the first load is the persistence machine's; this is an event
+  /// of the same machine.
+  func setLoading(_ isLoading: Bool) { send(.loading(isLoading)) }
+}
+
+extension SharedReader {
+  /// Read-only access to what `key` loads, with a default shown until it has loaded.
+  ///
+  /// Nonisolated.
+  public init(_ key: some SharedReaderKey<Value>, default: @autoclosure () -> Value) {
+    self.init(shared: Shared(readerKey: ReaderKeyAdapter(key), default: `default`()))
+  }
+
+  /// Read-only access to what `key` loads, with a default shown until it has loaded.
+  ///
+  /// Nonisolated.
+  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedReaderKey<Value>) {
+    self.init(shared: Shared(readerKey: ReaderKeyAdapter(key), default: wrappedValue()))
+  }
+
+  /// Read-only access to what `key` loads, which must load a value: it is loaded first, then the
+  /// reader starts from it (without loading again) and follows the key's pushes.
+  ///
+  /// Nonisolated.
+  ///
+  /// ```swift
+  /// let flags = try await SharedReader(require: RemoteConfigKey())
+  /// ```
+  ///
+  /// A key already in use in the context is returned as it is.
+  ///
+  /// - Throws: ``SharedLoadError`` when the key loads nothing (its underlying error is
+  ///   ``NothingStored``) or its load throws.
+  public init(require key: some SharedReaderKey<Value>) async throws {
+    let context = StorageContext.current
+    let adapter = ReaderKeyAdapter(key, loadsFirst: false)
+    if let existing = context.existingReference(for: adapter) {
+      self.init(shared: Shared(reference: existing))
+      return
+    }
+    let loaded: Value?
+    do {
+      loaded = try await key.load()
+    } catch {
+      throw SharedLoadError(keyID: key.id, underlying: error)
+    }
+    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStored()) }
+    let shared = StorageContext.withValue(context) { Shared(readerKey: adapter, default: loaded) }
+    self.init(shared: shared)
+  }
+
+  /// Points this reader and every copy of it at what `key` loads, and loads it, with ``isLoading``
+  /// true meanwhile.
+  ///
+  /// Nonisolated.
+  ///
+  /// While the load runs the reader shows its default (the old key's value is not carried
+  /// over); see ``Shared/load(_:)``.
+  ///
+  /// - Throws: ``SharedLoadError`` when the load throws (the error stays in ``loadError``
+  ///   until a load succeeds); ``SharedRebindingError`` for a reader of a part of another value.
+  public func load(_ key: some SharedReaderKey<Value>) async throws {
+    guard let cell = shared.cell else { throw SharedRebindingError(keyID: key.id) }
+    let now = shared.current
+    let next = StorageContext.withValue(now.root.context) {
+      Shared(readerKey: ReaderKeyAdapter(key, loadsFirst: false), default: now.fallback)
+    }
+    cell.rebind(to: next.current)
+    try await next.load()
+  }
+}
+
+extension Shared {
+  /// The `Shared` of a reader key's reference, which its pushes can reach.
+  init<Key: SharedReaderKey<Value>>(readerKey: ReaderKeyAdapter<Key>, default: Value) {
+    self.init(reference: StorageContext.current.reference(for: readerKey, default: { `default` }))
+    if let reference = current.keyReference, let adapter = reference.key as? ReaderKeyAdapter<Key> {
+      adapter.pending.attach(reference)
+    }
+  }
+}
+
+/// What a reader key loaded or pushed, waiting for its reference to take it in, in order, and
+/// where its loading state goes.
 final class PendingLoads<Value: Sendable>: Sendable {
   let results = Mutex<[Result<Value?, any Error>]>([])
+  private struct Loading {
+    weak var reference: SharedReference<Value>?
+    /// A loading state said before the reference was attached.
+    var early: Bool?
+  }
+  private let loading = Mutex(Loading())
+
+  /// Lets the subscriber's loading state reach `reference`.
+  func attach(_ reference: SharedReference<Value>) {
+    let early = loading.withLock { state -> Bool? in
+      guard state.reference == nil else { return nil }
+      state.reference = reference
+      defer { state.early = nil }
+      return state.early
+    }
+    if let early { reference.setLoading(early) }
+  }
+
+  func setLoading(_ isLoading: Bool) {
+    let reference = loading.withLock { state -> SharedReference<Value>? in
+      if state.reference == nil { state.early = isLoading }
+      return state.reference
+    }
+    reference?.setLoading(isLoading)
+  }
 }

@@ -129,6 +129,9 @@ struct PersistenceMachine: Sendable {
     case exiting
     /// A save made on the mutating thread ended (inline keys and preferences), with its error.
     case savedInline(SharedSaveError?)
+    /// A reader key says it is loading again, or has done (its `load()`, a subscriber's
+    /// `yieldLoading`).
+    case loading(Bool)
     /// The result of a step, see ``Step``.
     case checked(pending: Bool)
     case locked
@@ -334,6 +337,10 @@ struct PersistenceMachine: Sendable {
       return start(.save(force: false), waiters: [])
     case .savedInline(let error):
       return savedInline(error)
+    case .loading(let loading):
+      guard isLoading != loading else { return [] }
+      isLoading = loading
+      return [.publish(.isLoading)]
     default:
       return advance(with: event, now: now)
     }

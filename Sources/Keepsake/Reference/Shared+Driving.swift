@@ -66,7 +66,7 @@ extension Shared {
     _ body: @escaping @Sendable (inout Value) throws -> Void,
     then done: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    guard reference.projection == nil else {
+    guard let reference = current.keyReference else {
       preconditionFailure("driveUpdate(_:then:) drives a key's own reference, not a projection")
     }
     reference.driveUpdate(body, then: done)

@@ -29,7 +29,17 @@ extension SharedReference {
   /// Writes a pending change now and waits for it; throws what that write ran into.
   func flush() async throws { try await request(.save(force: false)) }
 
-  func load() async throws { try await request(.load) }
+  func load() async throws {
+    // A reader key loads asynchronously, showing `isLoading` (see `SharedReaderKey.swift`).
+    if let asynchronous = key as? any AsyncLoadingKey<Value> {
+      return try await asynchronous.loadAgain(into: self)
+    }
+    try await request(.load)
+  }
+
+  /// Takes in what the key has for this reference now, as after an outside change, and waits
+  /// until it is in.
+  func reloadNow() async throws { try await request(.reload) }
 
   /// Writes what is pending now on the calling thread, waiting for the job the lane runs, unless
   /// a transaction is open (its intermediate value is never written).

@@ -1,58 +1,227 @@
 import Foundation
+import Synchronization
 
-/// `$parent.member`.
-@usableFromInline
-final class MemberProjection<Root: Sendable, Value: Sendable>: SharedProjection<Value>,
-  @unchecked Sendable
-{
-  let parent: Shared<Root>
-  // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  nonisolated(unsafe) let keyPath: WritableKeyPath<Root, Value>
+// `$parent.member`: a projection through a key path, writable (a `Shared`) or read-only (a
+// `SharedReader`).
 
-  /// Made by `Shared`'s member subscript, inlined where `Root` is known, so changes run in
-  /// specialized code: a stored property is reached at its offset, any other key path by
-  /// subscript.
+extension SharedPath {
+  /// The member at `keyPath` of a key's value, whose reference is the root.
+  ///
+  /// NB: inlinable, so the accessors are made where `Root` and `Value` are known: closures that
+  /// capture nothing, specialized, that reach a stored member at its offset inside the value
+  /// the root's lock hands over (`MemoryLayout.offset(of:)` is non-nil only for a path of
+  /// stored properties inside `Root`'s own storage) and any other member by key path.
   @inlinable
-  convenience init(parent: Shared<Root>, keyPath: WritableKeyPath<Root, Value>) {
-    let reference = parent.reference
-    let modify: Modify
-    if let offset = MemoryLayout<Root>.offset(of: keyPath) {
-      // NB: `offset(of:)` is non-nil only for a path of stored properties inside `Root`'s own
-      // storage, so the member lives at that offset of the value the lock hands over.
-      modify = { body in
-        try reference.withLock { root in
-          try withUnsafeMutablePointer(to: &root) { pointer in
-            try body(
-              &UnsafeMutableRawPointer(pointer).advanced(by: offset)
-                .assumingMemoryBound(to: Value.self).pointee)
-          }
+  static func member<Root: Sendable>(_ keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
+      },
+      modify: { root, state, offset, body in
+        try unsafeDowncast(root, to: SharedReference<Root>.self).withLock { value in
+          try change(&value, state, offset, body)
         }
-      }
-    } else {
-      let path = UncheckedKeyPath(keyPath)
-      modify = { body in try reference.withLock { try body(&$0[keyPath: path.path]) } }
-    }
-    self.init(parent: parent, keyPath: keyPath, modify: modify)
+        return nil
+      })
   }
 
-  @usableFromInline
-  init(parent: Shared<Root>, keyPath: WritableKeyPath<Root, Value>, modify: @escaping Modify) {
+  /// The member at `keyPath` of the value of a `Shared`'s cell, which is the root (the cell's
+  /// first target, a key's reference).
+  ///
+  /// NB: the cell rather than the reference, because retaining the cell is cheap: a reference is
+  /// referred to weakly (by its context, by its subscriptions), so its count lives in a side
+  /// table and each retain and release takes the runtime's slow path (measured: 170 of the 530
+  /// instructions of `$settings.theme.withLock`). The cell's first target never changes, so a
+  /// projection made before a rebinding keeps its value, as it must.
+  @inlinable
+  static func member<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        // NB: through the cell's `initial` in place: taking its reference out as an argument
+        // copied the target and retained the reference (the slow path this avoids).
+        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
+          member(of: value, state, offset)
+        }
+      },
+      modify: { root, state, offset, body in
+        // NB: through the cell's `initial` in place: taking its reference out retained and
+        // released it (the slow path this avoids).
+        try unsafeDowncast(root, to: SharedCell<Root>.self).initial.changeMember(
+          Value.self, state, offset, body)
+        return nil
+      })
+  }
+
+  /// The member at `keyPath`, read only, of a key's value.
+  @inlinable
+  static func readOnlyMember<Root: Sendable>(_ keyPath: KeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
+      },
+      modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+  }
+
+  /// The member at `keyPath`, read only, of the value of a `Shared`'s cell; see
+  /// ``member(ofCell:)``.
+  @inlinable
+  static func readOnlyMember<Root: Sendable>(ofCell keyPath: KeyPath<Root, Value>) -> SharedPath {
+    SharedPath(
+      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      read: { root, state, offset in
+        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
+          member(of: value, state, offset)
+        }
+      },
+      modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+  }
+
+  /// Reads the member at `offset` (or, without one, at the key path `state`) of `reference`'s
+  /// value.
+  @inlinable
+  static func readMember<Root: Sendable>(
+    of reference: SharedReference<Root>, _ state: AnyObject, _ offset: Int
+  ) -> Value {
+    reference.readPart { value in member(of: value, state, offset) }
+  }
+
+  /// The member at `offset` (or, without one, at the key path `state`) of `value`.
+  @inlinable
+  static func member<Root>(of value: UnsafePointer<Root>, _ state: AnyObject, _ offset: Int)
+    -> Value
+  {
+    offset >= 0
+      ? UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+      : value.pointee[keyPath: unsafeDowncast(state, to: KeyPath<Root, Value>.self)]
+  }
+
+  /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
+  /// `state`) of `value`.
+  @inlinable @inline(__always)
+  static func change<Root>(
+    _ value: inout Root, _ state: AnyObject, _ offset: Int, _ body: Change
+  ) rethrows {
+    guard offset >= 0 else {
+      let path = unsafeDowncast(state, to: WritableKeyPath<Root, Value>.self)
+      try withUnsafeMutablePointer(to: &value[keyPath: path]) { try body(.init($0)) }
+      return
+    }
+    try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+  }
+
+  /// The member at `keyPath` of a projection's value (`$settings.appearance.theme`).
+  @inlinable
+  static func member<Parent: Sendable>(
+    _ keyPath: KeyPath<Parent, Value>, of parent: SharedTarget<Parent>
+  ) -> SharedPath {
+    SharedPath(
+      state: ChainedMember(parent: parent, keyPath: keyPath), offset: -1,
+      read: { _, state, _ in
+        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
+        return part.parent.value[keyPath: part.keyPath]
+      },
+      modify: { _, state, _, body in
+        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
+        guard let path = part.keyPath as? WritableKeyPath<Parent, Value> else {
+          preconditionFailure("a read-only projection is never changed")
+        }
+        return try part.parent.modify { parentValue in
+          try withUnsafeMutablePointer(to: &parentValue[keyPath: path]) { try body(.init($0)) }
+        }
+      })
+  }
+}
+
+/// A member of a projection: its parent and the key path from there.
+@usableFromInline
+final class ChainedMember<Parent: Sendable, Value: Sendable>: @unchecked Sendable {
+  // NB: both immutable; key paths are not yet marked Sendable by the standard library.
+  @usableFromInline let parent: SharedTarget<Parent>
+  @usableFromInline let keyPath: KeyPath<Parent, Value>
+
+  @usableFromInline init(parent: SharedTarget<Parent>, keyPath: KeyPath<Parent, Value>) {
     self.parent = parent
     self.keyPath = keyPath
-    super.init(root: parent.root, specializedModify: modify)
   }
 
-  override var value: Value { parent.wrappedValue[keyPath: keyPath] }
+}
 
-  override func peek() -> Value { parent.reference.peek()[keyPath: keyPath] }
+extension ChainedMember: DescribedPart {
+  var partDescription: String {
+    (parent.path.map { SharedDescription.path($0.state) } ?? "")
+      + SharedDescription.path(keyPath)
+  }
+}
 
-  override func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try parent.withLock { try body(&$0[keyPath: keyPath]) }
+extension SharedTarget {
+  /// The projection of the member at `keyPath`.
+  @inlinable
+  func appending<Member: Sendable>(_ keyPath: WritableKeyPath<Value, Member>) -> SharedTarget<
+    Member
+  > {
+    guard path != nil else { return SharedTarget<Member>(object: object, path: .member(keyPath)) }
+    return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
   }
 
-  override func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
-    let keyPath = UncheckedKeyPath(keyPath)
-    return try await parent.update { try body(&$0[keyPath: keyPath.path]) }
+  /// The read-only projection of the member at `keyPath`.
+  @inlinable
+  func appending<Member: Sendable>(readOnly keyPath: KeyPath<Value, Member>) -> SharedTarget<
+    Member
+  > {
+    guard path != nil else {
+      return SharedTarget<Member>(object: object, path: .readOnlyMember(keyPath))
+    }
+    return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
+  }
+}
+
+extension SharedTarget {
+  /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
+  /// `state`) of the value of the key's reference, under its lock.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable
+  func changeMember<Member>(
+    _ member: Member.Type, _ state: AnyObject, _ offset: Int, _ body: SharedPath<Member>.Change
+  ) throws {
+    if offset >= 0 {
+      try reference.withLock { value in
+        try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+      }
+    } else {
+      let path = unsafeDowncast(state, to: WritableKeyPath<Value, Member>.self)
+      try reference.withLock { value in
+        try withUnsafeMutablePointer(to: &value[keyPath: path]) { try body(.init($0)) }
+      }
+    }
+  }
+
+  /// Reads a part of the value of the key's reference; see `SharedReference.readPart(_:)`.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable
+  func readPart<Part: Sendable>(_ extract: (UnsafePointer<Value>) -> Part) -> Part {
+    reference.readPart(extract)
+  }
+}
+
+extension SharedReference {
+  /// Reads a part of the value under its lock, as ``value`` reads all of it: the read takes part
+  /// in Observation and, inside a test store's assertion closure, sees the expected snapshot.
+  ///
+  /// NB: mirrors `value` (`SharedReference.swift`), extracting under the lock so a member is
+  /// copied rather than the whole value.
+  @inlinable
+  func readPart<Part: Sendable>(_ extract: (UnsafePointer<Value>) -> Part) -> Part {
+    if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
+    registerAccess(self)
+    if context.changeTracking.isActive.load(ordering: .relaxed), let snapshot = trackedSnapshot() {
+      return withUnsafePointer(to: snapshot) { extract($0) }
+    }
+    return storage.withLock { value in withUnsafePointer(to: &value) { extract($0) } }
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A value shared by reference and, depending on its key, kept in memory, in a file or in
 /// preferences.
@@ -22,230 +23,241 @@ import Foundation
 /// memory and saves nothing over it until the app calls ``replaceUnreadableData()``.
 ///
 /// A `Shared` projects: `$settings.theme` is a `Shared<Theme>` that writes through to its
-/// parent and is saved by the parent's key, and ``elements`` (or `$drafts[id:]`) gives a
-/// reference to each element of an `Identifiable` collection.
+/// parent and is saved by the parent's key, `$user.id` (a `let`) a ``SharedReader``, and
+/// ``elements`` (or `$drafts[id:]`) gives a reference to each element of an `Identifiable`
+/// collection.
 ///
-/// `Shared` is `Sendable`; all its members may be used from any isolation.
+/// A `Shared` can be pointed at another key (`$user = Shared(.fileStorage(url))`, or
+/// ``load(_:)``), and every copy of it follows, as in swift-sharing.
+///
+/// `Shared` is `Sendable`; all its members are nonisolated and may be used from any isolation,
+/// also in a module built with `.defaultIsolation(MainActor.self)`.
 @propertyWrapper
 @dynamicMemberLookup
-public struct Shared<Value: Sendable>: Sendable {
-  /// The reference of the key, or of a projection (see ``SharedReference/projection``).
-  @usableFromInline let reference: SharedReference<Value>
+public struct Shared<Value: Sendable>: @unchecked Sendable {
+  // NB: unchecked for `object`, always Sendable (a `SharedCell` or a `SharedReference`) and
+  // typed `AnyObject` so that one field serves both; `path` is Sendable.
 
+  /// For a `Shared` made from a key or a value (`path == nil`): its ``SharedCell``, shared by its
+  /// copies, which holds the key's reference.
+  ///
+  /// For a projection: its root's reference.
+  ///
+  /// NB: one reference-counted field, so copying a `Shared` (`model.$settings`) costs one
+  /// retain, and the reads and changes of a key's `Shared` unwrap no optional (binding one
+  /// retained and released it on every call: twice a mutation's cost, measured).
+  @usableFromInline let object: AnyObject
+  /// How a projection reaches its value from its root, or `nil` for a `Shared` with a cell.
+  @usableFromInline let path: SharedPath<Value>?
+
+  @usableFromInline init(object: AnyObject, path: SharedPath<Value>?) {
+    self.object = object
+    self.path = path
+  }
+
+  /// A `Shared` whose copies share `cell`.
+  @usableFromInline init(cell: SharedCell<Value>) {
+    self.init(object: cell, path: nil)
+  }
+
+  /// The `Shared` of a key's reference, with a cell of its own.
   @usableFromInline init(reference: SharedReference<Value>) {
-    self.reference = reference
+    self.init(cell: SharedCell(SharedTarget(reference: reference)))
   }
 
-  /// A `Shared` of a part of another's value.
-  @usableFromInline
-  init(projection: SharedProjection<Value>) {
-    self.reference = SharedReference(projecting: projection)
+  /// A `Shared` of `target`: a projection, without a cell (or, for a key's own reference, with
+  /// a cell of its own).
+  @usableFromInline init(projection target: SharedTarget<Value>) {
+    if target.path == nil {
+      self.init(cell: SharedCell(target))
+    } else {
+      self.init(object: target.object, path: target.path)
+    }
   }
 
-  /// The reference of the key that stores the value (the parent's, for a projection).
-  var root: any SharedRoot { reference.projection?.root ?? reference }
+  /// A `Shared` of `target` with a cell of its own: for a reader, whose rebinding must not move
+  /// the `Shared` it was made from, and for a projection's variable that is rebound.
+  init(ownCellFor target: SharedTarget<Value>) {
+    self.init(cell: SharedCell(target))
+  }
+
+  /// The cell its copies share; `nil` for a projection.
+  var cell: SharedCell<Value>? {
+    path == nil ? unsafeDowncast(object, to: SharedCell<Value>.self) : nil
+  }
+
+  /// What this `Shared` reads and changes now: what it was made with, or what a copy of it was
+  /// pointed at.
+  @inlinable var current: SharedTarget<Value> {
+    guard path == nil else { return SharedTarget(object: object, path: path) }
+    return unsafeDowncast(object, to: SharedCell<Value>.self).current
+  }
+
+  /// The reference of the key that stores the value (the root's, for a projection).
+  var root: any SharedRoot { current.root }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
   ///
   /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
-  /// reuse that reference and ignore `wrappedValue`.
+  /// reuse that reference and ignore `wrappedValue`. Nonisolated.
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.reference = StorageContext.current.reference(for: key, default: wrappedValue)
+    self.init(reference: StorageContext.current.reference(for: key, default: wrappedValue))
   }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
+  ///
+  /// Nonisolated.
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
-    self.reference = StorageContext.current.reference(for: key, default: `default`)
+    self.init(reference: StorageContext.current.reference(for: key, default: `default`))
   }
 
   /// A shared reference to `value` that is not stored anywhere and not found by any key.
+  ///
+  /// Nonisolated.
   public init(value: Value) {
-    self.reference = SharedReference(
-      key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value })
+    self.init(
+      reference: SharedReference(
+        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value }))
+  }
+
+  /// The same `Shared` as `projectedValue`: what Swift calls for a `@Shared` parameter given
+  /// `$value`.
+  ///
+  /// Copies made this way follow when either is pointed at another key.
+  public init(projectedValue: Shared<Value>) {
+    self = projectedValue
   }
 
   /// A snapshot of the current value; change it with ``withLock(_:)``.
-  public var wrappedValue: Value { reference.value }
+  ///
+  /// Nonisolated; reading takes part in Observation.
+  @inlinable public var wrappedValue: Value {
+    // NB: `path!` after the check, not `if let path`: binding the path retained its state and
+    // accessors on every read.
+    guard path == nil else { return path!.read(object, path!.state, path!.offset) }
+    let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+    // NB: `cell.initial` in place, not `cell.current`: a target returned by value retained and
+    // released the key's reference on every read.
+    guard !cell.isRebound.load(ordering: .relaxed) else {
+      return cell.valueElsewhere()
+    }
+    return cell.initial.referenceValue
+  }
 
-  /// The `Shared` itself, for `$value.withLock { ... }` and the other members; assign another
-  /// `Shared` to it to point the property at another key (`$user = Shared(.fileStorage(url))`).
+  /// The `Shared` itself, for `$value.withLock { ... }` and the other members.
+  ///
+  /// Assign another `Shared` to point the property at another key, `$user =
+  /// Shared(.fileStorage(url))`: every copy of this `Shared` follows (its ``values`` stream
+  /// too), while projections made from it before keep the value they were made from, as in
+  /// swift-sharing. The old key's data is not touched.
   public var projectedValue: Shared<Value> {
     get { self }
-    set { self = newValue }
+    set { rebind(to: newValue.current) }
   }
 
-  /// Points this `Shared` at another key, in the same storage context, and reads it: for a
-  /// view model that switches files (another account, another document).
-  ///
-  /// ```swift
-  /// try await $user.load(.fileStorage(otherAccountURL))
-  /// ```
-  ///
-  /// The new key's value is read now; when nothing is stored, the value is this `Shared`'s own
-  /// default. Other `Shared`s of the old key are not affected.
-  ///
-  /// - Throws: ``SharedLoadError`` when the new key's data exists but cannot be read (this
-  ///   `Shared` then points at it, protected, as any key with unreadable data is).
-  public mutating func load(_ key: some SharedKey<Value>) async throws {
-    let fallback = reference.projection?.value ?? reference.fallback
-    let context = storageContext
-    self = StorageContext.withValue(context) { Shared(key, default: fallback) }
-    if let loadError { throw loadError }
+  /// Points this `Shared` and its copies at `target`.
+  mutating func rebind(to target: SharedTarget<Value>) {
+    if let cell {
+      cell.rebind(to: target)
+    } else {
+      // NB: a projection has no cell: the variable takes a cell of its own from now on.
+      self = Shared(ownCellFor: target)
+    }
   }
 
-  /// Changes the value under its lock; the change is seen by every reference at once and saved
-  /// in the background (never on this thread for file keys).
+  /// Changes the value under its lock; the change is seen by every reference at once and saved in
+  /// the background (never on this thread for file keys).
+  ///
+  /// Nonisolated.
   ///
   /// > Important: The lock is not reentrant. Do not use this `Shared`, or another `Shared` of
   /// > the same key or a projection of it, inside `body`: that is a programming error, and the
   /// > process stops with "Recursive call to lock Mutex" rather than deadlock silently.
   @inlinable
   public func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try reference.withLock(body)
+    // NB: a projection's way and the key's reference's are the only uses of `body` inlined here;
+    // a rebound `Shared` goes through a function that is not inlined. With a use per way, the
+    // optimizer specialized the reference's `withLock` for the caller's closure and passed what
+    // it captured by value: two copies of an appended value per append (measured: 1.8x the
+    // instructions of an append).
+    guard path == nil else { return try path!.change(object, body) }
+    let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+    guard !cell.isRebound.load(ordering: .relaxed) else {
+      return try cell.withLockElsewhere(body)
+    }
+    return try cell.initial.referenceWithLock(body)
   }
 
-  /// A shared reference to a part of the value, written through to this one and saved by its
-  /// key: `$settings.theme`.
+  /// A shared reference to a part of the value, written through to this one and saved by its key:
+  /// `$settings.theme`.
   ///
-  /// Observers of either are told of a change through either.
+  /// Nonisolated.
+  ///
+  /// Observers of either are told of a change through either. Making one allocates nothing for
+  /// a member of a key's value (a member of a member allocates one small object).
   @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {
-    Shared<Member>(projection: MemberProjection(parent: self, keyPath: keyPath))
+    if path == nil {
+      let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+      if !cell.isRebound.load(ordering: .relaxed) {
+        return Shared<Member>(object: cell, path: .member(ofCell: keyPath))
+      }
+    }
+    return Shared<Member>(projection: current.appending(keyPath))
   }
 
-  /// The identity of the key, or a unique identity for a `Shared(value:)`.
-  public var keyID: SharedKeyID { root.keyID }
-
-  /// The context the reference was created in; it stays the same in any task or thread.
-  public var storageContext: StorageContext { root.context }
-
-  /// Why the stored data could not be read, or `nil`; observable.
+  /// Read-only access to a part of the value that cannot be written, such as a `let` or a get-only
+  /// computed member: `$user.id`.
   ///
-  /// While it is set, the key is protected: nothing is saved over the stored data.
-  public var loadError: SharedLoadError? { root.loadError }
+  /// Nonisolated.
+  @inlinable
+  public subscript<Member: Sendable>(
+    dynamicMember keyPath: KeyPath<Value, Member>
+  ) -> SharedReader<Member> {
+    SharedReader(shared: readOnly(keyPath))
+  }
 
-  /// Why the last save failed, or `nil` once a save succeeds; observable.
-  public var saveError: SharedSaveError? { root.saveError }
+  /// The read-only projection of the member at `keyPath`; see the writable one.
+  @inlinable
+  func readOnly<Member: Sendable>(_ keyPath: KeyPath<Value, Member>) -> Shared<Member> {
+    if path == nil {
+      let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
+      if !cell.isRebound.load(ordering: .relaxed) {
+        return Shared<Member>(object: cell, path: .readOnlyMember(ofCell: keyPath))
+      }
+    }
+    return Shared<Member>(projection: current.appending(readOnly: keyPath))
+  }
 
-  /// Reads the stored value again, replacing the value in memory when something is stored.
+  /// Points this `Shared` and every copy of it at `key`, in the same storage context, and reads it:
+  /// for a view model that switches files (another account, another document).
   ///
-  /// A change still pending here is never dropped: it meets what is stored the way a save meets
-  /// another process's change (merged, or both kept), and `load` returns once that is saved.
-  ///
-  /// - Throws: ``SharedLoadError`` when the data exists but cannot be read (the key is then
-  ///   protected and the value in memory is kept); ``SharedSaveError`` when a pending change met
-  ///   the stored data and could not be saved.
-  public func load() async throws { try await root.load() }
-
-  /// Saves the current value and returns once it is durably stored (for files: written to a
-  /// temporary file, flushed, renamed over the file and the folder flushed).
-  ///
-  /// - Throws: ``SharedSaveError/protected(_:)`` when the stored data could not be read (it is
-  ///   left untouched), or ``SharedSaveError/writeFailed(keyID:underlying:)``; the previously
-  ///   stored data is intact either way.
-  public func save() async throws { try await root.save() }
-
-  /// Writes a pending change now, if there is one, and waits for it.
-  ///
-  /// Every `flush` in Keepsake keeps one contract: it writes what is pending, waits, and throws
-  /// what the write ran into (``StorageContext/flush()`` throws the first of its keys' errors,
-  /// after flushing them all). The error also stays in ``saveError`` until a save succeeds.
-  /// With nothing pending it returns at once and throws nothing, even for protected data.
-  ///
-  /// - Throws: ``SharedSaveError``: ``SharedSaveError/protected(_:)`` when the stored data
-  ///   could not be read (it is left untouched), else ``SharedSaveError/writeFailed(keyID:underlying:)``.
-  public func flush() async throws { try await root.flush() }
-
-  /// Whether the first load is still under way, for keys that load in the background
-  /// (`.fileStorage(url, loadsInBackground: true)`, reader keys); observable.
-  ///
-  /// The value is the default until the load arrives. A change made meanwhile is kept: it meets
-  /// the loaded value the way a change meets another process's save (merged, or both kept).
-  public var isLoading: Bool { root.isLoading }
-
-  /// Why changes other processes make to the stored data are not seen right now, or `nil`
-  /// while they are.
-  ///
-  /// Set when the system refuses another watch (on Linux, past `fs.inotify.max_user_watches`),
-  /// and cleared once a retry succeeds. Not observable: read it when showing a key's status. A
-  /// key without a watch still never overwrites another process's data, since every save
-  /// compares the file first; it only sees their changes at its next save or ``load()``.
-  public var watchError: (any Error)? { root.watchError }
-
-  /// The last time another process changed the stored data while this one had a change to
-  /// save, and what was done so that neither side's data was lost; observable.
-  ///
-  /// It stays until the next conflict. A file key merges values that can merge (see
-  /// ``SharedMerge``) and otherwise keeps the other version as a conflict copy beside the file.
-  public var lastConflict: SharedConflict? { root.lastConflict }
-
-  /// Changes the value in a transaction that other processes cannot interleave with: under the
-  /// file's cross-process lock, `body` runs on the freshest stored value, and the result is
-  /// written durably before the lock is released and this method returns.
-  ///
-  /// Use it for read-modify-write that must not lose another process's change, the way a
-  /// database transaction is used:
+  /// Nonisolated.
   ///
   /// ```swift
-  /// try await $drafts.update { $0.append(draft) }
+  /// try await $user.load(.fileStorage(otherAccountURL))
   /// ```
   ///
-  /// `body` runs on a background queue with the value's lock held: keep it short, and do not use
-  /// this `Shared` inside it. When it throws, the value is left as it was and the error is
-  /// rethrown. For keys that are not files, `update` is ``withLock(_:)`` followed by ``save()``.
+  /// The new key's value is read now; when nothing is stored, the value is this `Shared`'s own
+  /// default (not the value of the key it leaves: one account's data never shows as
+  /// another's). Other `Shared`s of the old key, and projections made before, are not affected,
+  /// and the old key's data is not touched.
   ///
-  /// - Throws: What `body` threw; ``SharedSaveError/protected(_:)`` when the stored data cannot
-  ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(keyID:underlying:)`` when
-  ///   the lock could not be taken or the write failed (the file is then as it was before).
-  public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
-    if let projection = reference.projection { return try await projection.update(body) }
-    return try await reference.update(body)
-  }
-
-  /// Runs `body` as one transaction on the stored value: the file's cross-process lock is held
-  /// throughout, the value is first refreshed from the file, and every change `body` makes
-  /// (through ``withLock(_:)``, a store's reducer, anything) is written durably before the lock
-  /// is released.
-  ///
-  /// This is for work that cannot fit in ``update(_:)``'s synchronous closure, such as sending
-  /// actions to a store:
-  ///
-  /// ```swift
-  /// try await $drafts.withTransaction {
-  ///   await store.send(.draftDiscarded(id)).finish()
-  /// }
-  /// ```
-  ///
-  /// Other processes' saves of the file wait until the transaction ends, so keep it short: no
-  /// network requests or user interaction inside. `body` runs in the caller's isolation.
-  ///
-  /// A transaction is all or nothing: no intermediate value is ever written (coalesced saves and
-  /// flushes wait for its end; ``save()`` and ``flush()`` inside it are part of it and return at
-  /// once), a body that throws restores the value the transaction began with and writes nothing,
-  /// and a process killed meanwhile leaves the file as it was. Every change of the value while it
-  /// runs is part of it, whichever task makes it.
-  ///
-  /// - Throws: What `body` threw (then nothing it changed is kept); ``SharedSaveError`` when the
-  ///   value could not be refreshed or written (then the change stays in memory, pending, and
-  ///   ``saveError`` says so).
-  public func withTransaction<R>(
-    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
-  ) async throws -> R {
-    try await root.withTransaction(isolation: isolation, body)
-  }
-
-  /// Starts over from stored data that could not be read: sets the damaged data aside (for a
-  /// file, a quarantine copy beside it, named so a person can find and restore it) and saves the
-  /// current value in its place.
-  ///
-  /// - Returns: Where the damaged data was put, if anywhere.
-  /// - Throws: When the data could not be set aside or the new value could not be saved; the
-  ///   damaged data is then still in place.
-  @discardableResult
-  public func replaceUnreadableData() async throws -> URL? {
-    try await root.replaceUnreadableData()
+  /// - Throws: ``SharedLoadError`` when the new key's data exists but cannot be read (this
+  ///   `Shared` then points at it, protected, as any key with unreadable data is);
+  ///   ``SharedRebindingError`` for a projection (`$settings.theme`), whose copies cannot
+  ///   follow: point the `Shared` it came from at the key instead, or assign `$theme =
+  ///   Shared(key)`.
+  public func load(_ key: some SharedKey<Value>) async throws {
+    guard let cell else { throw SharedRebindingError(keyID: key.id) }
+    let now = current
+    let next = StorageContext.withValue(now.root.context) {
+      Shared(key, default: now.fallback)
+    }
+    cell.rebind(to: next.current)
+    if let loadError = next.loadError { throw loadError }
   }
 }
 
@@ -256,8 +268,18 @@ extension Shared: Equatable where Value: Equatable {
   }
 }
 
+extension Shared {
+  /// The key as the app writes it, with the part for a projection (`.inMemory("user")[dynamicMember:
+  /// \User.name]`), or `value` for a `Shared(value:)`: for renderings that show the value beside
+  /// it, such as `KeepsakeTesting`'s value dump.
+  package var keyDescription: String { current.name }
+}
+
 extension Shared: CustomStringConvertible {
-  public var description: String { "Shared<\(Value.self)>(\(keyID)): \(wrappedValue)" }
+  /// The type and the key as an app writes them, as swift-sharing shows them:
+  /// `Shared<Int>(.appStorage("count"))`, `Shared<Int>(value: 0)`,
+  /// `Shared<String>(.inMemory("user")[dynamicMember: \User.name])`.
+  public var description: String { "Shared<\(Value.self)>(\(current.description))" }
 }
 
 /// The key of a `Shared(value:)`: a unique identity, stored nowhere.

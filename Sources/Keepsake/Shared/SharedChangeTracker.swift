@@ -1,17 +1,34 @@
+import Foundation
 import Synchronization
 
 /// Remembers, per shared reference of one ``StorageContext``, the last value a test asserted,
-/// so a test store can require every change of shared state to be asserted.
+/// so a test library can require every change of shared state to be asserted.
 ///
-/// `KeepsakeTesting`'s `TestStore` installs one for the context of the running test. From then
-/// on every reference of that context, including those created later and those mutated from a
-/// detached task or another thread, is tracked: its *snapshot* starts as its value at the time
-/// it became tracked and changes only when the test asserts.
+/// Keepsake's own `TestStore` (in `KeepsakeTesting`) uses one; any test library can, as
+/// swift-sharing's `SharedChangeTracker` lets one:
 ///
-/// While ``withExpectations(_:)`` runs, reads of a tracked ``Shared`` return its snapshot and
-/// ``Shared/withLock(_:)`` mutates the snapshot instead of the live value, so an assertion
-/// closure describes the expected value without touching the real one.
-package final class SharedChangeTracker: Sendable {
+/// ```swift
+/// let tracker = SharedChangeTracker.install()   // in the running test's context
+/// defer { tracker.uninstall() }
+/// feature.run()
+/// for change in tracker.changes { report(change) }   // what changed and was not asserted
+/// tracker.assert { $count.withLock { $0 = 1 } }       // say what is expected
+/// #expect(!tracker.hasChanges)
+/// ```
+///
+/// From installation on, every reference of the context is tracked, including those created
+/// later and those changed from a detached task or another thread (a reference remembers its
+/// context; a task-local would lose them). A reference's *snapshot* starts as its value when it
+/// became tracked and changes only through ``assert(_:)`` (or ``reset()``), so it is the value
+/// the test last asserted; the live value is never touched by the tracker.
+///
+/// While ``assert(_:)`` runs, reads of a tracked ``Shared`` return its snapshot and
+/// ``Shared/withLock(_:)`` changes the snapshot instead of the live value, so a closure describes
+/// the expected value without changing the real one.
+///
+/// Nonisolated and thread-safe; install one per context at a time (installing replaces the
+/// previous one).
+public final class SharedChangeTracker: Sendable {
   private struct Entry: Sendable {
     let reference: any SharedChangeTrackable
     var snapshot: any Sendable
@@ -21,8 +38,27 @@ package final class SharedChangeTracker: Sendable {
   package struct TrackedValue: Sendable {
     /// The identity of the reference's key.
     package let keyID: SharedKeyID
+    /// The key as an app writes it (`.inMemory("drafts")`), for messages.
+    package let keyDescription: String
     /// The value.
     package let value: any Sendable
+  }
+
+  /// A tracked value whose live value differs from the one last asserted.
+  public struct Change: Sendable, CustomStringConvertible {
+    /// The identity of the key.
+    public let keyID: SharedKeyID
+    /// The key as an app writes it: `.appStorage("count")`.
+    public let keyDescription: String
+    /// The value the test last asserted (or had when tracking began).
+    public let expected: any Sendable
+    /// The live value.
+    public let actual: any Sendable
+
+    /// `.appStorage("count"): 0 → 1`.
+    public var description: String {
+      "\(keyDescription): \(String(reflecting: expected)) → \(String(reflecting: actual))"
+    }
   }
 
   private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
@@ -34,9 +70,12 @@ package final class SharedChangeTracker: Sendable {
     self.context = context
   }
 
-  /// Installs a tracker in `context`, replacing any other, and snapshots every reference that
-  /// already exists there.
-  package static func install(in context: StorageContext) -> SharedChangeTracker {
+  /// Starts tracking every shared reference of `context`, replacing the tracker installed
+  /// there, if any: the values they have now are the starting point.
+  ///
+  /// - Parameter context: The context whose references are tracked; by default the current
+  ///   one (under test, the running test's).
+  public static func install(in context: StorageContext = .current) -> SharedChangeTracker {
     let tracker = SharedChangeTracker(context: context)
     context.references.withLock { references in
       // NB: installing under the references lock orders this with reference creation, which
@@ -52,8 +91,8 @@ package final class SharedChangeTracker: Sendable {
     return tracker
   }
 
-  /// Removes this tracker from its context, if it is still the installed one.
-  package func uninstall() {
+  /// Stops tracking: removes this tracker from its context, if it is still the installed one.
+  public func uninstall() {
     context.references.withLock { _ in
       if context.changeTracking.tracker === self { context.changeTracking.install(nil) }
     }
@@ -70,10 +109,54 @@ package final class SharedChangeTracker: Sendable {
 
   // MARK: - Expectations
 
-  /// Runs `body` with reads and mutations of this tracker's references redirected to their
-  /// snapshots.
-  package func withExpectations<R>(_ body: () throws -> R) rethrows -> R {
+  /// Runs `body` with reads and changes of this tracker's references redirected to their
+  /// snapshots: what `body` changes is what the test expects, and becomes the value asserted.
+  ///
+  /// Only the task that runs `body` sees snapshots; other threads keep using live values.
+  public func assert<R>(_ body: () throws -> R) rethrows -> R {
     try Self.$expecting.withValue(self, operation: body)
+  }
+
+  /// Whether any tracked value differs from the one last asserted; see ``changes``.
+  public var hasChanges: Bool { !changes.isEmpty }
+
+  /// The tracked values whose live value differs from the one last asserted, in the order of
+  /// their keys' descriptions.
+  ///
+  /// Values are compared with `==` when their type is `Equatable`, otherwise by their dump
+  /// (`Swift.dump`), which tells most changes apart but may take two equal dictionaries for
+  /// different.
+  public var changes: [Change] {
+    let entries = entries.withLock { Array($0.values) }
+    return entries.compactMap { entry -> Change? in
+      let live = entry.reference.untrackedValue
+      guard !Self.equal(entry.snapshot, live) else { return nil }
+      return Change(
+        keyID: entry.reference.trackedKeyID,
+        keyDescription: entry.reference.trackedKeyDescription, expected: entry.snapshot,
+        actual: live)
+    }
+    .sorted { $0.keyDescription < $1.keyDescription }
+  }
+
+  /// Accepts every live value as asserted.
+  public func reset() {
+    entries.withLock { entries in
+      for (id, entry) in entries { entries[id]?.snapshot = entry.reference.untrackedValue }
+    }
+  }
+
+  /// Whether two values are the same: by `==` for `Equatable` values, else by their dumps.
+  static func equal(_ lhs: any Sendable, _ rhs: any Sendable) -> Bool {
+    if let lhs = lhs as? any Equatable {
+      func same<T: Equatable>(_ lhs: T) -> Bool { (rhs as? T) == lhs }
+      return same(lhs)
+    }
+    var left = ""
+    var right = ""
+    dump(lhs, to: &left)
+    dump(rhs, to: &right)
+    return left == right
   }
 
   /// The tracker whose expectations are being written in this task, if it tracks `context`.
@@ -104,14 +187,20 @@ package final class SharedChangeTracker: Sendable {
   /// The live value of every tracked reference.
   package func liveValues() -> [TrackedValue] {
     entries.withLock { Array($0.values) }.map {
-      TrackedValue(keyID: $0.reference.trackedKeyID, value: $0.reference.untrackedValue)
+      TrackedValue(
+        keyID: $0.reference.trackedKeyID, keyDescription: $0.reference.trackedKeyDescription,
+        value: $0.reference.untrackedValue)
     }
   }
 
   /// The snapshot of every tracked reference.
   package func snapshots() -> [TrackedValue] {
     entries.withLock { entries in
-      entries.values.map { TrackedValue(keyID: $0.reference.trackedKeyID, value: $0.snapshot) }
+      entries.values.map {
+        TrackedValue(
+          keyID: $0.reference.trackedKeyID, keyDescription: $0.reference.trackedKeyDescription,
+          value: $0.snapshot)
+      }
     }
   }
 

@@ -36,6 +36,8 @@ package final class SharedChangeTrackerSlot: Sendable {
 protocol SharedChangeTrackable: AnyObject, Sendable {
   /// The identity of the reference's key.
   var trackedKeyID: SharedKeyID { get }
+  /// The key as an app writes it.
+  var trackedKeyDescription: String { get }
   /// The live value, read without registering an observation or consulting a tracker.
   var untrackedValue: any Sendable { get }
 }

@@ -66,3 +66,46 @@ public enum SharedSaveError: Error, Sendable, CustomStringConvertible {
     }
   }
 }
+
+/// A change made through a reference whose part is gone: an element removed from its
+/// collection, an optional set to `nil`.
+public struct MissingPart: Error, Sendable, CustomStringConvertible {
+  /// What is missing.
+  public var what: String
+  /// The identity of the key whose value it was part of.
+  public var keyID: SharedKeyID
+
+  public var description: String {
+    "\(what) of \(keyID) is gone (removed, or set to nil); the change made through its reference "
+      + "was not applied."
+  }
+
+  /// Says so as a runtime warning: the change was dropped, not crashed on.
+  @usableFromInline func warnDropped() {
+    RuntimeWarning.emit(description)
+  }
+}
+
+/// Why ``Shared/load(_:)`` could not point a `Shared` at another key: it is a projection
+/// (`$settings.theme`), whose copies have nothing in common to follow the change.
+public struct SharedRebindingError: Error, Sendable, CustomStringConvertible {
+  /// The key the projection was to be pointed at.
+  public var keyID: SharedKeyID
+
+  public var description: String {
+    "A projection cannot be pointed at \(keyID) with load(_:): its copies could not follow. Point "
+      + "the Shared it was made from at the key, or assign a new Shared to the property "
+      + "($value = Shared(key))."
+  }
+}
+
+/// A ``MissingPart`` as a projection's accessor reports it.
+///
+/// NB: a class, so an accessor returns one word (`nil` on every change that lands) rather than
+/// the five of a `MissingPart?`, written through memory on the path of every projected change.
+@usableFromInline
+final class PartGone: Sendable {
+  @usableFromInline let part: MissingPart
+
+  init(_ part: MissingPart) { self.part = part }
+}

@@ -16,10 +16,6 @@ extension SharedReference {
   ///   (``notifyingObservers(_:_:)``).
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    if let projection {
-      if projection.specializedModify != nil { return try projection.modifySpecialized(body) }
-      return try projection.withLock(body)
-    }
     guard !context.changeTracking.isActive.load(ordering: .relaxed) else {
       return try withLockTrackedOrObserved(body)
     }

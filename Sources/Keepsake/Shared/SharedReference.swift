@@ -61,35 +61,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
   /// Whether anything listens, so a change without listeners costs one relaxed load.
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
-  /// The part of another value this reference stands for, if it is a projection's.
-  ///
-  /// For `$parent.member`, reads and changes go to the projection, everything else to the
-  /// parent's key; `nil` for a key's own reference.
-  ///
-  /// NB: a field of the reference rather than a second kind of `Shared`, so a key's reference
-  /// is reached on the hot path with no enum to unpack (measured: unpacking retained and
-  /// released the reference on every call, 5× a mutation's cost).
-  @usableFromInline let projection: SharedProjection<Value>?
-
-  /// The reference behind a projection: it stores nothing and watches nothing itself.
-  @usableFromInline
-  init(projecting projection: SharedProjection<Value>) {
-    let current = projection.peek()
-    self.projection = projection
-    self.key = ProjectionKey<Value>()
-    self.coordinated = nil
-    self.context = projection.root.context
-    self.persists = false
-    self.fallback = current
-    self.storage = Mutex(current)
-    self.machine = Mutex(PersistenceMachine.nothingToPersist)
-    self.lane = projectionLane
-  }
-
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
-    self.projection = nil
     let coordinated = (key as? any CoordinatedKey<Value>)?.withOwnState()
     let key = coordinated ?? key
     self.key = key
@@ -141,7 +115,6 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// specialized code; the registrar is reached through ``registerAccess(_:)``.
   @inlinable
   var value: Value {
-    if let projection { return projection.value }
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
     registerAccess(self)
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
@@ -188,7 +161,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   var watchError: (any Error)? { subscription.withLock { $0?.failure } }
 
   /// The value, without taking part in Observation or marking it read.
-  func peek() -> Value { projection?.peek() ?? storage.withLock { $0 } }
+  func peek() -> Value { storage.withLock { $0 } }
 
   /// Replaces the value with one read from storage; it is already saved.
   func replaceValue(_ value: Value) {

@@ -19,8 +19,8 @@ enum SharedRendering {
       let expectedRendering = ValueDump.render(entry.value)
       let actualRendering = ValueDump.render(actualValue)
       guard expectedRendering != actualRendering else { continue }
-      expectedText += "\nShared(\(entry.keyID)) \(expectedRendering)"
-      actualText += "\nShared(\(entry.keyID)) \(actualRendering)"
+      expectedText += "\nShared(\(entry.keyDescription)) \(expectedRendering)"
+      actualText += "\nShared(\(entry.keyDescription)) \(actualRendering)"
     }
     return (expectedText, actualText)
   }

@@ -115,16 +115,16 @@ extension TestStore {
     from start: State, actual: Observed, closure: ((inout State) throws -> Void)?
   ) -> Comparison {
     var expected = start
-    let before = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
+    let before = tracker.assert { ValueDump.renderTracingShared(expected) }
     let sharedBefore = tracker.snapshots()
     if let closure {
       do {
-        try tracker.withExpectations { try closure(&expected) }
+        try tracker.assert { try closure(&expected) }
       } catch {
         return .threw(error)
       }
     }
-    let after = tracker.withExpectations { ValueDump.renderTracingShared(expected) }
+    let after = tracker.assert { ValueDump.renderTracingShared(expected) }
     let sharedAfter = tracker.snapshots()
     let reachable = after.sharedKeys.union(actual.sharedKeys)
     let (expectedExtra, actualExtra) = SharedRendering.changes(

@@ -5,8 +5,10 @@ import Keepsake
 /// failures.
 ///
 /// Structs and classes render as `Type(label: value, ...)`, enums as `Type.case(payload)`,
-/// collections with their indices, optionals as their value or `nil`, and a `Shared` value as
-/// its current value with its key, `Shared(inMemory(drafts)) [...]`. The rendering is stable
+/// collections with their indices, optionals as their value or `nil`, and a `Shared` or a
+/// `SharedReader` as its current value with its key as the app writes it,
+/// `Shared(.inMemory("drafts")) [...]` (swift-sharing's `CustomDumpRepresentable` renders a
+/// `Shared` as its value too). The rendering is stable
 /// (sets and dictionaries are sorted), so two values are equal for a test when their renderings
 /// are.
 ///
@@ -41,7 +43,7 @@ public enum ValueDump {
     mutating func lines(_ value: Any) -> [String] {
       if let shared = value as? any SharedDumpable {
         sharedKeys.insert(shared.dumpKeyID)
-        return prefixed("Shared(\(shared.dumpKeyID)) ", lines(shared.dumpValue))
+        return prefixed("\(shared.dumpKind)(\(shared.dumpKey)) ", lines(shared.dumpValue))
       }
       if let leaf = Self.leaf(value) { return [leaf] }
       let mirror = Mirror(reflecting: value)
@@ -168,13 +170,27 @@ public enum ValueDump {
   }
 }
 
-/// A `Shared` value, as ``ValueDump`` renders it.
+/// A `Shared` or `SharedReader` value, as ``ValueDump`` renders it.
 protocol SharedDumpable {
+  /// `Shared` or `SharedReader`.
+  var dumpKind: String { get }
+  /// The identity of the key, for the keys a rendering reaches.
   var dumpKeyID: SharedKeyID { get }
+  /// The key as the app writes it, with the part for a projection: `.inMemory("drafts")`.
+  var dumpKey: String { get }
   var dumpValue: Any { get }
 }
 
 extension Shared: SharedDumpable {
+  var dumpKind: String { "Shared" }
   var dumpKeyID: SharedKeyID { keyID }
+  var dumpKey: String { keyDescription }
+  var dumpValue: Any { wrappedValue }
+}
+
+extension SharedReader: SharedDumpable {
+  var dumpKind: String { "SharedReader" }
+  var dumpKeyID: SharedKeyID { keyID }
+  var dumpKey: String { keyDescription }
   var dumpValue: Any { wrappedValue }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Keepsake
+import KeepsakeTesting
 import Observation
 import Synchronization
 import Testing
@@ -168,17 +169,17 @@ struct ProjectionTests {
   func valuesStream() async throws {
     @Shared(.inMemory("stream")) var count = 0
     let shared = $count
-    var iterator = shared.values.makeAsyncIterator()
-    #expect(await iterator.next() == 0)
+    let counts = StreamRecording(shared.values)
+    #expect(await waitUntil { counts.elements == [0] })
     shared.withLock { $0 = 1 }
-    #expect(await iterator.next() == 1)
+    #expect(await waitUntil { counts.elements == [0, 1] })
     await Task.detached { shared.withLock { $0 = 2 } }.value
-    #expect(await iterator.next() == 2)
+    #expect(await waitUntil { counts.elements == [0, 1, 2] })
     let name = Shared(value: User()).name
-    var names = name.values.makeAsyncIterator()
-    #expect(await names.next() == "")
+    let names = StreamRecording(name.values)
+    #expect(await waitUntil { names.elements == [""] })
     name.withLock { $0 = "x" }
-    #expect(await names.next() == "x")
+    #expect(await waitUntil { names.elements == ["", "x"] })
   }
 
   @Test("Ending the iteration of values ends the subscription")

@@ -1,0 +1,63 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+
+/// `--profile SCENARIO COUNT`: Keepsake's side of a CPU-bound scenario, `COUNT` times, on the
+/// main thread and without the concurrency runtime, for instruction counts under `valgrind
+/// --tool=callgrind` (which does not survive the whole benchmark's run here).
+///
+/// Run it at two counts: the difference of the two totals over the difference of the counts is
+/// the instructions of one operation, without the process's start.
+enum ProfileChild {
+  static let scenarios = [
+    "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
+    "observed-increment", "observed-read", "in-memory-keys",
+  ]
+
+  static func run(_ arguments: [String]) -> Int32 {
+    guard arguments.count == 2, let count = Int(arguments[1]), scenarios.contains(arguments[0])
+    else {
+      FileHandle.standardError.write(
+        Data("usage: --profile (\(scenarios.joined(separator: "|"))) COUNT\n".utf8))
+      return 2
+    }
+    let context = Benchmark.context()
+    var total = 0
+    StorageContext.withValue(context) {
+      switch arguments[0] {
+      case "in-memory-mutation":
+        let shared = Shared(.inMemory("counter"), default: 0)
+        for _ in 0..<count { shared.withLock { $0 += 1 } }
+        total = shared.wrappedValue
+      case "projected-mutation":
+        let settings = Shared(.inMemory("counters"), default: Benchmark.Counters())
+        let opened = settings.opened
+        for _ in 0..<count { opened.withLock { $0 += 1 } }
+        total = settings.wrappedValue.opened
+      case "inline-projection":
+        let settings = Shared(.inMemory("counters"), default: Benchmark.Counters())
+        for _ in 0..<count { settings.opened.withLock { $0 += 1 } }
+        total = settings.wrappedValue.opened
+      case "in-memory-append":
+        let draft = SampleDrafts.make(1, seed: 3)[0]
+        let drafts = Shared(.inMemory("drafts"), default: [Draft]())
+        for _ in 0..<count { drafts.withLock { $0.append(draft) } }
+        total = drafts.wrappedValue.count
+      case "observed-increment":
+        let shared = Shared(.inMemory("observed"), default: 0)
+        _ = shared.wrappedValue
+        for _ in 0..<count { shared.withLock { $0 += 1 } }
+        total = shared.wrappedValue
+      case "observed-read":
+        let shared = Shared(.inMemory("observed"), default: 1)
+        for _ in 0..<count { total &+= shared.wrappedValue }
+      default:
+        for index in 0..<count {
+          total &+= Shared(.inMemory("key-\(index)"), default: 1).wrappedValue
+        }
+      }
+    }
+    print(total)
+    return total == count ? 0 : 1
+  }
+}

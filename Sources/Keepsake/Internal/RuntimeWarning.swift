@@ -1,0 +1,24 @@
+import Foundation
+import Synchronization
+
+/// A problem in how the app uses Keepsake that is not an error of any one call, such as a
+/// change dropped because its part is gone: said on standard error, and shown to whatever
+/// listens in the task (tests).
+package enum RuntimeWarning {
+  @TaskLocal private static var listener: (@Sendable (String) -> Void)?
+
+  /// Says `message` on standard error, prefixed with "Keepsake: ", and tells the listener of
+  /// the current task, if any.
+  static func emit(_ message: String) {
+    listener?(message)
+    FileHandle.standardError.write(Data("Keepsake: \(message)\n".utf8))
+  }
+
+  /// Runs `body` and returns it with the warnings emitted in its task meanwhile.
+  package static func collecting<R>(_ body: () throws -> R) rethrows -> (R, [String]) {
+    let warnings = Mutex<[String]>([])
+    let listen: @Sendable (String) -> Void = { message in warnings.withLock { $0.append(message) } }
+    let result = try $listener.withValue(listen, operation: body)
+    return (result, warnings.withLock { $0 })
+  }
+}
