@@ -10,8 +10,8 @@ import Synchronization
 /// `keepsake-stress` runs every simulated process's lanes from one seeded scheduler, on a virtual
 /// clock, one step at a time.
 package protocol PersistenceScheduler: Sendable {
-  /// A serial lane for one reference's work.
-  func makeLane(label: String) -> any PersistenceLane
+  /// A serial lane for the work of the reference of key `id`.
+  func makeLane(for id: SharedKeyID) -> any PersistenceLane
   /// The time now on this scheduler's clock, from an arbitrary origin.
   func now() -> Duration
   /// Whether a file's lock is asked for without waiting: a busy lock then comes back to the
@@ -44,7 +44,7 @@ package protocol PersistenceLane: Sendable {
 
 /// The live scheduler: a Dispatch queue per reference, real time.
 struct DispatchScheduler: PersistenceScheduler {
-  func makeLane(label: String) -> any PersistenceLane { DispatchLane(label: label) }
+  func makeLane(for id: SharedKeyID) -> any PersistenceLane { DispatchLane(for: id) }
   func now() -> Duration { .nanoseconds(Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)) }
   var asksLocksWithoutWaiting: Bool { false }
 }
@@ -52,19 +52,22 @@ struct DispatchScheduler: PersistenceScheduler {
 /// A lane on a Dispatch queue, made when it is first used: references that never save, reload
 /// or watch (in-memory values) never make one.
 final class DispatchLane: PersistenceLane {
-  private let label: String
+  /// The key the lane works for, named in the queue's label.
+  private let id: SharedKeyID?
   private let made = Mutex<DispatchQueue?>(nil)
   private let timers: TimerSource?
 
-  init(label: String, timers: TimerSource? = nil) {
-    self.label = label
+  init(for id: SharedKeyID?, timers: TimerSource? = nil) {
+    self.id = id
     self.timers = timers
   }
 
   var queue: DispatchQueue {
     made.withLock { made in
       if let made { return made }
-      let queue = DispatchQueue(label: label)
+      // NB: the label is made with the queue, not with the reference: string work a key that
+      // never saves would pay on creation (measured).
+      let queue = DispatchQueue(label: id.map { "keepsake.shared.\($0)" } ?? "keepsake.shared")
       queue.setSpecific(key: LaneKey.key, value: ObjectIdentifier(self))
       made = queue
       return queue
@@ -155,8 +158,8 @@ final class ManualScheduler: PersistenceScheduler {
     weak var lane: DispatchLane?
   }
 
-  func makeLane(label: String) -> any PersistenceLane {
-    let lane = DispatchLane(label: label, timers: timers)
+  func makeLane(for id: SharedKeyID) -> any PersistenceLane {
+    let lane = DispatchLane(for: id, timers: timers)
     lanes.withLock { lanes in
       lanes.removeAll { $0.lane == nil }
       lanes.append(WeakLane(lane: lane))

@@ -324,26 +324,32 @@ extension SharedReference {
   // MARK: - Status, for observers
 
   private func publish(_ change: Machine.StatusChange) {
-    if change.contains(.loadError) { registrar.withMutation(of: self, keyPath: \.loadError) {} }
-    if change.contains(.saveError) { registrar.withMutation(of: self, keyPath: \.saveError) {} }
-    if change.contains(.lastConflict) {
-      registrar.withMutation(of: self, keyPath: \.lastConflict) {}
+    if change.contains(.loadError) {
+      registrar.withMutation(of: self, keyPath: keyPaths.loadError) {}
     }
-    if change.contains(.isLoading) { registrar.withMutation(of: self, keyPath: \.isLoading) {} }
+    if change.contains(.saveError) {
+      registrar.withMutation(of: self, keyPath: keyPaths.saveError) {}
+    }
+    if change.contains(.lastConflict) {
+      registrar.withMutation(of: self, keyPath: keyPaths.lastConflict) {}
+    }
+    if change.contains(.isLoading) {
+      registrar.withMutation(of: self, keyPath: keyPaths.isLoading) {}
+    }
   }
 
   var loadError: SharedLoadError? {
-    registrar.access(self, keyPath: \.loadError)
+    registrar.access(self, keyPath: keyPaths.loadError)
     return machine.withLock { $0.loadError }
   }
 
   var saveError: SharedSaveError? {
-    registrar.access(self, keyPath: \.saveError)
+    registrar.access(self, keyPath: keyPaths.saveError)
     return machine.withLock { $0.saveError }
   }
 
   var lastConflict: SharedConflict? {
-    registrar.access(self, keyPath: \.lastConflict)
+    registrar.access(self, keyPath: keyPaths.lastConflict)
     return machine.withLock { $0.lastConflict }.map {
       SharedConflict(
         keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned)
@@ -351,7 +357,7 @@ extension SharedReference {
   }
 
   var isLoading: Bool {
-    registrar.access(self, keyPath: \.isLoading)
+    registrar.access(self, keyPath: keyPaths.isLoading)
     return machine.withLock { $0.isLoading }
   }
 
@@ -389,11 +395,13 @@ extension PersistenceMachine {
   }
 
   /// The kind of storage of `key`.
-  static func kind<Value>(
+  static func kind<Value: Sendable>(
     of key: any SharedKey<Value>, coordinated: (any CoordinatedKey<Value>)?
   ) -> Kind {
     if let coordinated { return .file(canMerge: coordinated.merge != nil) }
-    if key is any DurableKey { return .preferences }
+    if key is InMemoryKey<Value> { return .key(inline: false) }
+    // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
+    if key is AppStorageKey<Value> { return .preferences }
     if case .immediate = key.saveTiming { return .key(inline: true) }
     return .key(inline: false)
   }

@@ -25,7 +25,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   @usableFromInline let registrar = ObservationRegistrar()
   /// Made once: a key path into a generic class is otherwise instantiated on every use.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  @usableFromInline nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value> = \.value
+  @usableFromInline nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value>
+  /// The key paths of the status, made once per value type (see `ReferenceKeyPaths`).
+  nonisolated(unsafe) let keyPaths: ReferenceKeyPaths<Value>
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   /// Whether mutations are saved anywhere (everything but in-memory values).
@@ -50,8 +52,18 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   @usableFromInline let saveIsArmed = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
   let lane: any PersistenceLane
-  /// What the running job carries between its steps; touched only on `lane`.
-  let work = PersistenceWork<Value>()
+  /// What the running job carries between its steps, made by its first job.
+  // NB: touched only on `lane`, which runs one thing at a time; made lazily, so a key that never
+  // runs a job (most in-memory values) never allocates it.
+  private nonisolated(unsafe) var madeWork: PersistenceWork<Value>?
+
+  /// What the running job carries between its steps; use only on `lane`.
+  var work: PersistenceWork<Value> {
+    if let madeWork { return madeWork }
+    let work = PersistenceWork<Value>()
+    madeWork = work
+    return work
+  }
   /// Serializes saves made on the mutating thread, so the latest value is the one stored.
   let inlineSaves = Mutex<UInt64>(0)
   /// The bodies of `update`s waiting for their jobs, by token.
@@ -64,16 +76,29 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
-    let coordinated = (key as? any CoordinatedKey<Value>)?.withOwnState()
-    let key = coordinated ?? key
+    // NB: a concrete cast: a cast to `any CoordinatedKey<Value>` (a parameterized protocol) was
+    // most of an in-memory key's creation (measured); file keys are the coordinated ones.
+    let coordinated = (key as? FileStorageKey<Value>)?.withOwnState()
+    let key: any SharedKey<Value> = coordinated ?? key
+    let keyPaths = ReferenceKeyPaths<Value>.shared
+    self.keyPaths = keyPaths
+    self.valueKeyPath = keyPaths.value
     self.key = key
     self.coordinated = coordinated
     self.context = context
     if case .never = key.saveTiming { self.persists = false } else { self.persists = true }
-    self.lane = context.scheduler.makeLane(label: "keepsake.shared.\(key.id)")
+    self.lane = context.scheduler.makeLane(for: key.id)
     var initial: Value?
     var loadError: SharedLoadError?
-    let loadsLater = (key as? any BackgroundLoadingKey)?.loadsInBackground ?? false
+    // NB: concrete checks first: a protocol cast costs more than the rest of an in-memory key.
+    let loadsLater: Bool
+    if let coordinated {
+      loadsLater = coordinated.loadsInBackground
+    } else if key is InMemoryKey<Value> {
+      loadsLater = false
+    } else {
+      loadsLater = (key as? any BackgroundLoadingKey)?.loadsInBackground ?? false
+    }
     do {
       // NB: a key that loads in the background starts from its default; the load arrives
       // through the outside-change path, which merges with any change made meanwhile.

@@ -128,7 +128,7 @@ struct SimulatedScheduler: PersistenceScheduler {
   let owner: SimulatedProcess
   let flaws: PersistenceFlaws
 
-  func makeLane(label: String) -> any PersistenceLane {
+  func makeLane(for id: SharedKeyID) -> any PersistenceLane {
     let lane = SimulatedLane(clockwork: clockwork, owner: owner)
     owner.adopt(lane)
     return lane
