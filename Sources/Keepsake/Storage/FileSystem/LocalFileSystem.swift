@@ -32,12 +32,17 @@ package struct LocalFileSystem: FileSystem {
   /// of the write protocol.
   package init(calls: SystemCalls) { self.calls = calls }
 
-  package func contents(of url: URL, maximumSize: Int) throws -> Data? {
-    precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
-    let path = url.path
-    // NB: rule "Bad files get a clear error at once". O_NONBLOCK so opening a FIFO that has no
-    // writer returns at once instead of waiting for one; O_NOCTTY so a terminal at the path never
-    // becomes the controlling one.
+  /// Opens the regular file at `path` for reading, without blocking, and examines it: `nil`
+  /// when nothing is there.
+  ///
+  /// NB: rule "Bad files get a clear error at once". O_NONBLOCK so opening a FIFO that has no
+  /// writer returns at once instead of waiting for one; O_NOCTTY so a terminal at the path never
+  /// becomes the controlling one; the kind is checked on the open descriptor, not the path, so
+  /// nothing swapped in between is read.
+  ///
+  /// - Throws: ``FileSystemError`` for a FIFO, device, socket or folder, or what `open` and
+  ///   `fstat` ran into.
+  private func openRegularFile(_ path: String) throws -> (fd: Int32, info: stat)? {
     let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
     if fd < 0 {
       let code = errno
@@ -48,15 +53,24 @@ package struct LocalFileSystem: FileSystem {
       }
       throw FileSystemError(.read, path: path, reason: .init(errno: code))
     }
-    defer { _ = calls.close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
-      throw FileSystemError(.read, path: path, reason: .init(errno: errno))
+      let code = errno
+      _ = calls.close(fd)
+      throw FileSystemError(.read, path: path, reason: .init(errno: code))
     }
-    // Checked on the open descriptor, not the path, so nothing swapped in between is read.
     if let kind = Self.kind(of: info.st_mode) {
+      _ = calls.close(fd)
       throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
     }
+    return (fd, info)
+  }
+
+  package func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
+    let path = url.path
+    guard let (fd, info) = try openRegularFile(path) else { return nil }
+    defer { _ = calls.close(fd) }
     if info.st_size > Int64(maximumSize) {
       throw FileSystemError(
         .read, path: path, reason: .tooLarge(size: Int64(info.st_size), limit: maximumSize))
@@ -125,25 +139,10 @@ package struct LocalFileSystem: FileSystem {
 
   package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
     let path = source.path
-    // NB: opened and examined as a read is (rule "Bad files get a clear error at once"), so a
-    // FIFO or a device is refused, not copied, and nothing blocks.
-    let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
-    if fd < 0 {
-      let code = errno
-      if code == ENOENT { return false }
-      if code == ENXIO, let kind = Self.specialKind(atPath: path) {
-        throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
-      }
-      throw FileSystemError(.read, path: path, reason: .init(errno: code))
-    }
+    // NB: opened and examined as a read is, so a FIFO or a device is refused, not copied, and
+    // nothing blocks.
+    guard let (fd, info) = try openRegularFile(path) else { return false }
     defer { _ = calls.close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else {
-      throw FileSystemError(.read, path: path, reason: .init(errno: errno))
-    }
-    if let kind = Self.kind(of: info.st_mode) {
-      throw FileSystemError(.read, path: path, reason: .notARegularFile(kind: kind))
-    }
     let target = try resolve(destination, for: .write)
     // A second name for the same file: instant whatever its size, reads nothing, and never
     // replaces what has the name already.
