@@ -24,8 +24,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// and the identity is asked for several times per reference (measured: 5% of a key's
   /// creation).
   public let id: SharedKeyID
-  private let decode: @Sendable (Data) throws -> Value
-  private let encode: @Sendable (Value) throws -> Data
+  let decode: @Sendable (Data) throws -> Value
+  let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
   /// get a clear error at once"; see the Data safety article).
@@ -37,6 +37,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// What this key last read or wrote, to tell its own writes from someone else's; each
   /// reference has its own (see `withOwnState()`).
   private var known = KnownFile()
+  /// Its part in keeping a file in a synced folder whole across devices (`FileStorageKey+Sync`).
+  var sync = FileSync<Value>()
 
   /// A key for `url` with custom coding.
   ///
@@ -75,15 +77,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public var saveTiming: SaveTiming { .coalesced(interval: interval) }
 
   public func load(in context: StorageContext) throws -> Value? {
+    syncMergeBeforeLoading(in: context)
     let fileSystem = context.fileSystem
     let identity = try wrap { try fileSystem.identity(of: url) }
     guard let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
     else {
       known.set(nil)
+      syncDidRead(nil, in: context)
       return nil
     }
     let value = try decodeFile(data)
     known.set(identity)
+    syncDidRead(data, in: context)
     return value
   }
 
@@ -111,7 +116,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     TemporaryFile.removeAbandoned(besides: url, in: context)
-    return context.fileSystem.watch(url, onChange: onChange)
+    return syncSubscribe(in: context, onChange: onChange)
   }
 
   public func quarantineUnreadable(in context: StorageContext) throws -> URL? {
@@ -157,6 +162,7 @@ extension FileStorageKey: CoordinatedKey {
   func withOwnState() -> FileStorageKey {
     var copy = self
     copy.known = KnownFile()
+    copy.sync = sync.withOwnState()
     return copy
   }
 
@@ -172,16 +178,19 @@ extension FileStorageKey: CoordinatedKey {
     guard identity != nil,
       let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
     else {
+      if last != nil { syncDidRead(nil, in: context) }
       return last == nil ? .unchanged : .deleted
     }
-    return .replaced(try decodeFile(data), data: data, identity: identity)
+    let value = try decodeFile(data)
+    syncDidRead(data, in: context)
+    return .replaced(value, data: data, identity: identity)
   }
 
   func remember(_ identity: FileIdentity?) { known.set(identity) }
 
   func write(_ value: Value, in context: StorageContext) throws {
     let fileSystem = context.fileSystem
-    let data = try encode(value)
+    let data = try syncEncode(value, in: context)
     do {
       try fileSystem.writeAtomically(data, to: url)
     } catch {
@@ -191,10 +200,12 @@ extension FileStorageKey: CoordinatedKey {
         (try? fileSystem.contents(of: url, maximumSize: data.count)) == data
       {
         known.set(identity)
+        syncDidWrite(data, in: context)
       }
       throw error
     }
     known.set(try? fileSystem.identity(of: url))
+    syncDidWrite(data, in: context)
   }
 
   func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> URL {

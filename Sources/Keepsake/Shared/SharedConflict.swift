@@ -23,6 +23,11 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
     /// Another process deleted the stored data while this one had a change to save: ours was
     /// written again, so the change is not lost (delete it again to drop it).
     case deletedElsewhere
+    /// Another device's version could not be read, being damaged or written by a newer version
+    /// of the app (`reason` says which): it was not merged, and is left where it is, never
+    /// removed (see ``otherDevice``). Once a newer app merged it, or a person restored or removed
+    /// it, nothing more is needed.
+    case notMerged(reason: String)
   }
 
   /// The identity of the key whose data was changed on both sides.
@@ -31,16 +36,24 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   public var url: URL?
   /// How it was resolved.
   public var resolution: Resolution
+  /// For a conflict between devices, the other device's version: the sync engine's conflict
+  /// copy and how its merge base was found; `nil` when another process of this device changed
+  /// the file (see "Devices" in the Data safety article).
+  public var otherDevice: SyncedVersion?
 
   /// Creates a conflict report.
-  package init(keyID: SharedKeyID, url: URL?, resolution: Resolution) {
+  package init(
+    keyID: SharedKeyID, url: URL?, resolution: Resolution, otherDevice: SyncedVersion? = nil
+  ) {
     self.keyID = keyID
     self.url = url
     self.resolution = resolution
+    self.otherDevice = otherDevice
   }
 
   public var description: String {
     let what = url.map { "The file \($0.path)" } ?? "The stored value of \(keyID)"
+    if let otherDevice { return otherDevice.describe(resolution, of: what) }
     switch resolution {
     case .merged(let overlapping) where overlapping.isEmpty:
       return "\(what) was changed by another process; both changes were merged."
@@ -57,6 +70,8 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
       return
         "\(what) was deleted by another process while this one had unsaved changes; they "
         + "were saved again so nothing is lost."
+    case .notMerged(let reason):
+      return "\(what) was changed by another process whose version could not be read: \(reason)"
     }
   }
 }

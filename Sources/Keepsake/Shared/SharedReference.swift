@@ -110,6 +110,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     }
     isProtected.store(loadError != nil, ordering: .releasing)
     writer.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+    // Devices: a sync engine's copies, merged by the key, are reported like another process's
+    // save (Sync/; for the lead: an event of the state machine).
+    (key as? any SyncReportingKey<Value>)?.reportSyncConflicts(fallback: fallback) {
+      [weak self] in self?.report($0)
+    }
     let subscription = key.subscribe(in: context) { [weak self] in
       guard let self else { return }
       writer.async { self.reloadAfterOutsideChange() }

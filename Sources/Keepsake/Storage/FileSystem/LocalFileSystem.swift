@@ -169,6 +169,14 @@ package struct LocalFileSystem: FileSystem {
     FolderWatcher.watch(url.resolvingSymlinksInPath(), onChange: onChange)
   }
 
+  package func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    FolderWatcher.shared.subscribe(
+      entriesOf: folder.resolvingSymlinksInPath(), matching: matching, onChange: onChange)
+  }
+
   // MARK: - Helpers
 
   private func writeAll(_ data: Data, to fd: Int32, path: String) throws {

@@ -1,0 +1,133 @@
+import Foundation
+
+// A file key in a synced folder (see "Devices" in the Data safety article): the few places the
+// key's own code calls into `Sync/`. Outside synced folders every one of them does nothing but
+// look up whether the folder is synced, so such files keep their exact bytes.
+
+extension FileStorageKey {
+  /// What the sync code needs of the key.
+  var syncTarget: SyncTarget<Value> {
+    SyncTarget(
+      url: url, keyID: id, decode: decode, encode: encode,
+      encodeWithAncestry: sync.encodeWithAncestry, merge: merge,
+      maximumFileSize: maximumFileSize, options: sync.options)
+  }
+
+  /// The same key with other sync settings: for tests and tools.
+  package func syncOptions(_ options: SyncOptions) -> FileStorageKey {
+    var copy = self
+    copy.sync.options = options
+    return copy
+  }
+
+  /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
+  /// it is the parent of the next save and a base this device keeps.
+  func syncDidRead(_ data: Data?, in context: StorageContext) {
+    let state = sync.state
+    guard let data else {
+      state.setKnown(nil)
+      return
+    }
+    let target = syncTarget
+    guard state.isSynced(target, in: context, data: data) else { return }
+    let version = FileVersion(data, readsAncestry: target.carriesAncestry)
+    state.setKnown(version)
+    let store = target.store(in: context)
+    SyncState<Value>.queue.async {
+      store.record(data, hash: version.hash, kind: .read, of: target.url)
+    }
+  }
+
+  /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
+  /// the one the key last read or wrote.
+  func syncEncode(_ value: Value, in context: StorageContext) throws -> Data {
+    let target = syncTarget
+    guard target.carriesAncestry, sync.state.isSynced(target, in: context, data: nil) else {
+      return try encode(value)
+    }
+    let ancestry = Ancestry.child(
+      of: sync.state.known, writer: sync.state.device(target, in: context))
+    return try target.encode(value, ancestry: ancestry)
+  }
+
+  /// The key wrote `data`: the parent of its next save, and a save this device keeps.
+  func syncDidWrite(_ data: Data, in context: StorageContext) {
+    let target = syncTarget
+    let state = sync.state
+    guard state.isSynced(target, in: context, data: data) else { return }
+    let version = FileVersion(data, readsAncestry: target.carriesAncestry)
+    state.setKnown(version)
+    let store = target.store(in: context)
+    SyncState<Value>.queue.async {
+      store.record(data, hash: version.hash, kind: .wrote, of: target.url)
+    }
+  }
+
+  /// Before the first read, merges the copies already beside the file.
+  ///
+  /// Only in a folder an engine's marker names: the first value read then includes them (a
+  /// command-line tool's one read, an app's first screen). It waits for the lock only briefly;
+  /// what it cannot do here, the background scan does.
+  func syncMergeBeforeLoading(in context: StorageContext) {
+    let target = syncTarget
+    guard SyncFolder.engine(containing: target.folder, in: context.fileSystem) != nil,
+      sync.state.isSynced(target, in: context, data: nil)
+    else { return }
+    SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .milliseconds(200), atLoad: true)
+  }
+
+  /// Watches the file (`watch`, the key's own subscription) and the copies engines put beside
+  /// it, and scans for them once now in the background.
+  func syncSubscribe(
+    in context: StorageContext, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let target = syncTarget
+    let state = sync.state
+    let file = context.fileSystem.watch(url) {
+      onChange()
+      state.fileChanged(target, in: context)
+    }
+    let copies = context.fileSystem.watchEntries(
+      of: target.folder, matching: { target.isCopy($0) },
+      onChange: {
+        state.markSynced(by: nil)
+        state.scheduleScan(target, in: context, after: .milliseconds(50))
+      })
+    state.scheduleScan(target, in: context)
+    return StorageSubscription(
+      onCancel: {
+        state.cancel()
+        file?.cancel()
+        copies?.cancel()
+      },
+      failure: { file?.failure ?? copies?.failure })
+  }
+
+  /// Merges the copies beside the file now, on the calling thread: for tests of the resolver.
+  ///
+  /// - Returns: The names of the copies merged (or found already in the file) and removed.
+  @discardableResult
+  package func mergeConflictCopies(in context: StorageContext) -> [String] {
+    let target = syncTarget
+    _ = sync.state.isSynced(target, in: context, data: nil)
+    return SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .seconds(5), atLoad: false).merged
+  }
+}
+
+extension FileStorageKey: SyncReportingKey {
+  func reportSyncConflicts(
+    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void
+  ) {
+    sync.state.attach(fallback: fallback, report: report)
+  }
+}
+
+/// A key that resolves conflicts on its own (a sync engine's copies of its file) and tells its
+/// reference through this channel, so they reach ``Shared/lastConflict``.
+protocol SyncReportingKey<Value>: SharedKey {
+  /// Connects the reference: `fallback` is its default, `report` takes each conflict.
+  func reportSyncConflicts(
+    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void)
+}
