@@ -45,11 +45,11 @@ struct BaseStore: Sendable {
   let root: URL
 
   /// How many versions of a file are kept, at least the newest of each kind below.
-  static let keptVersions = 12
+  static let keptVersions = 16
   /// How many of this device's own saves and merges are kept beyond those.
   static let keptOwn = 8
   /// How many versions read from elsewhere are kept beyond those.
-  static let keptRead = 4
+  static let keptRead = 8
   /// About the most bytes kept for one file: a large file keeps fewer versions, never fewer
   /// than ``fewestKept``.
   static let keptBytes = 64 << 20
