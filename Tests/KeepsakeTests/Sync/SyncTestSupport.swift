@@ -1,4 +1,6 @@
 import Foundation
+import Observation
+import Synchronization
 import Testing
 
 @testable import Keepsake
@@ -113,3 +115,59 @@ struct TwoDevices {
 
 /// Waits for the sync queue to write what it was given to record: the store is written there.
 func waitForRecords() { SyncState<[Note]>.queue.sync {} }
+
+/// Waits until `condition` holds, woken by each change of the observable state it reads; `false`
+/// if it did not hold within `timeout` (generous: it turns a change that never comes into a
+/// failure, it is no speed requirement).
+///
+/// NB: an observation's `onChange` runs before the new value is stored, so a wait woken by it
+/// can read the old value and re-arm too late for the store: after each change the condition
+/// is read again a few times over some milliseconds. `waitUntil` was measured missing exactly
+/// such a change (a `lastConflict` set from the sync queue) until its timeout.
+func eventually(
+  timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () -> Bool
+) async -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    let wake = ChangeSignal()
+    let holds = withObservationTracking(condition) { wake.fire() }
+    if holds { return true }
+    await wake.wait(until: deadline)
+    for settle in [0, 1, 5, 20] {
+      try? await Task.sleep(for: .milliseconds(settle))
+      if condition() { return true }
+    }
+  }
+  return condition()
+}
+
+/// One change, awaited once: fired by an observation's `onChange` on any thread.
+private final class ChangeSignal: Sendable {
+  private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+  func fire() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.fired = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Returns once fired, or at `deadline`.
+  func wait(until deadline: ContinuousClock.Instant) async {
+    let timeout = Task {
+      try? await Task.sleep(until: deadline)
+      self.fire()
+    }
+    defer { timeout.cancel() }
+    await withCheckedContinuation { continuation in
+      let fired = state.withLock { state -> Bool in
+        if state.fired { return true }
+        state.waiter = continuation
+        return false
+      }
+      if fired { continuation.resume() }
+    }
+  }
+}
