@@ -34,7 +34,9 @@ extension FileStorageKey {
     state.setKnown(version)
     let store = target.store(in: context)
     SyncState<Value>.queue.async {
-      store.record(data, hash: version.hash, kind: .read, of: target.url)
+      store.record(
+        data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice,
+        of: target.url)
     }
   }
 
@@ -59,7 +61,9 @@ extension FileStorageKey {
     state.setKnown(version)
     let store = target.store(in: context)
     SyncState<Value>.queue.async {
-      store.record(data, hash: version.hash, kind: .wrote, of: target.url)
+      store.record(
+        data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice,
+        of: target.url)
     }
   }
 

@@ -11,7 +11,8 @@ import Foundation
 /// digits of the SHA-256 of its bytes, and the device that wrote it.
 ///
 /// The list is bounded, and the same function of its parents on every device:
-/// - every version of the last ``recentWindow`` generations;
+/// - every version of the last ``recentWindow`` generations, so that a recent version a list
+///   does not name is one its version does not descend from;
 /// - the newest version written by each device (so the version a device last received from
 ///   another one stays listed however long it then works alone);
 /// - further back, two versions per doubling of the distance, at generations aligned to it, so
@@ -44,11 +45,12 @@ struct Ancestry: Equatable, Sendable {
   var versions: [Entry]
 
   /// How many generations back every version is listed.
-  static let recentWindow = 32
+  static let recentWindow = 64
   /// At most this many devices keep their newest version listed.
   static let pinnedDevices = 8
-  /// The most entries a list holds.
-  static let mostEntries = 64
+  /// The most entries a list holds, unless the recent window alone holds more (many devices
+  /// whose concurrent versions were merged).
+  static let mostEntries = 96
   /// The writer of a merge of a conflict copy, the same on every device.
   static let mergeWriter = "merge"
   /// The writer of a version that carried no ancestry (a plain file, an older Keepsake).
@@ -86,20 +88,23 @@ struct Ancestry: Equatable, Sendable {
     }
     let pinned = Set(
       newestByDevice.values.sorted(by: Entry.newerFirst).prefix(pinnedDevices).map(\.hash))
-    var kept: [Entry] = []
-    var keptFurther: [Entry] = []
+    var recent: [Entry] = []
+    var further: [Entry] = []
     for entry in sorted {
       let distance = generation - entry.generation
-      if distance <= recentWindow || pinned.contains(entry.hash) {
-        kept.append(entry)
+      if distance <= recentWindow {
+        recent.append(entry)
+      } else if pinned.contains(entry.hash) {
+        further.insert(entry, at: 0)
       } else if entry.generation % alignment(forDistance: distance) == 0 {
-        keptFurther.append(entry)
+        further.append(entry)
       }
     }
-    // NB: the bound drops the oldest aligned entries first, then the oldest of the rest.
-    let room = max(0, mostEntries - kept.count)
-    kept += keptFurther.prefix(room)
-    return Array(kept.sorted(by: Entry.newerFirst).prefix(mostEntries))
+    // NB: the recent window is never cut: a version of it that a list does not name is one the
+    // version does not descend from, which the merge of overwritten saves relies on. The bound
+    // drops older entries only, pinned ones last.
+    let room = max(0, mostEntries - recent.count)
+    return (recent + further.prefix(room)).sorted(by: Entry.newerFirst)
   }
 
   /// Two entries per doubling of the distance: `[32, 64)` keeps generations divisible by 16,
@@ -138,6 +143,18 @@ struct FileVersion: Equatable, Sendable {
 
   /// This version and every earlier one it lists, newest first.
   var lineage: [Ancestry.Entry] { [entry] + (ancestry?.versions ?? []) }
+
+  /// The newest version of each device this version lists: the likeliest merge bases of its
+  /// next conflict (the version a device last received from each other one), which the store
+  /// keeps beyond its bounds.
+  var newestOfEachDevice: Set<String> {
+    var newest: [String: Ancestry.Entry] = [:]
+    for entry in ancestry?.versions ?? [] {
+      if let known = newest[entry.device], !Ancestry.Entry.newerFirst(entry, known) { continue }
+      newest[entry.device] = entry
+    }
+    return Set(newest.values.map(\.hash))
+  }
 
   /// Whether this version is `other` or lists it among its earlier versions.
   func includes(_ hash: String) -> Bool {

@@ -168,8 +168,12 @@ struct BaseStore: Sendable {
 
   /// Keeps `data`, a version of `file` whose hash is `hash`, then drops what the bounds no
   /// longer keep; failures are ignored (see the type's note: this is a cache).
+  ///
+  /// `keeping` names versions kept beyond the bounds, if this device has them: the newest
+  /// version of each device that `data` lists (see `FileVersion.newestOfEachDevice`).
   func record(
-    _ data: Data, hash: String, kind: Kind, parents: [String] = [], of file: URL
+    _ data: Data, hash: String, kind: Kind, parents: [String] = [], keeping: Set<String> = [],
+    of file: URL
   ) {
     let existing = records(for: file)
     // The same version of the same kind is already kept: nothing new to learn.
@@ -181,19 +185,22 @@ struct BaseStore: Sendable {
     try? fileSystem.writeAtomically(data, to: folder(for: file).appendingPathComponent(name))
     let all =
       [Record(name: name, stamp: stamp, kind: kind, hash: hash, parents: parents)] + existing
-    evict(all, versionSize: data.count, of: file)
+    evict(all, versionSize: data.count, keeping: keeping, of: file)
   }
 
   /// Removes the versions the bounds do not keep: the newest ``keptVersions``, and beyond them
-  /// the newest ``keptOwn`` of this device's and ``keptRead`` read ones; of a large file (by the
-  /// size of its newest version), only as many as ``keptBytes`` allows.
-  private func evict(_ records: [Record], versionSize: Int, of file: URL) {
+  /// the newest ``keptOwn`` of this device's and ``keptRead`` read ones, and those `keeping`
+  /// names; of a large file (by the size of its newest version), only as many as ``keptBytes``
+  /// allows.
+  private func evict(
+    _ records: [Record], versionSize: Int, keeping: Set<String>, of file: URL
+  ) {
     let most = max(Self.fewestKept, Self.keptBytes / max(1, versionSize))
-    var keep: Set<String> = []
+    var keep = Set(records.filter { keeping.contains($0.hash) }.map(\.name))
     var seen: Set<String> = []
     var own = 0
     var read = 0
-    for record in records where keep.count < most {
+    for record in records where keep.count < most + keeping.count {
       // One copy per version and kind: the newest.
       guard seen.insert("\(record.kind.rawValue)\(record.hash)").inserted else { continue }
       if keep.count < Self.keptVersions {

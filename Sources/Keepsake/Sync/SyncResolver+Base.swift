@@ -20,8 +20,8 @@ extension SyncResolver {
   ) -> (Value, SyncedVersion.MergeBase)? {
     if mine.ancestry != nil && copy.ancestry != nil {
       let common = mine.commonVersions(with: copy)
-      if let newest = common.first {
-        if let value = held(newest.hash) { return (value, .newestCommonVersion) }
+      if !common.isEmpty {
+        if let value = newestCommon(common) { return (value, .newestCommonVersion) }
         if atLoad || state.waited(for: name) < target.options.baseWait { return nil }
         for entry in common.dropFirst() {
           if let value = held(entry.hash) { return (value, .olderCommonVersion) }
@@ -33,6 +33,43 @@ extension SyncResolver {
     // NB: no common version at all: no device can hold one, so there is nothing to wait for.
     guard let fallback = state.fallback else { return nil }
     return (fallback, .missing)
+  }
+
+  /// The base of two versions whose common versions are `common` (newest first), or `nil`
+  /// when this device does not hold what it takes.
+  ///
+  /// Usually the newest common version. But when devices merged copies concurrently, two common
+  /// versions may each be newer than the other's history (a criss-cross: neither includes the
+  /// other), and taking one alone would make a change of the other look new on one side only (a
+  /// deletion would come back). The base is then their merge, against their own newest common
+  /// version, as git's recursive strategy does: the same on every device that holds them.
+  private func newestCommon(_ common: [Ancestry.Entry]) -> Value? {
+    guard let newest = common.first else { return nil }
+    var tops: [(version: FileVersion, value: Value)] = []
+    for entry in common {
+      // NB: older than the recent window of the newest, whether one includes it cannot be
+      // told from its list; by then it is in practice an ancestor of the newest.
+      if entry.generation <= newest.generation - Ancestry.recentWindow { break }
+      if tops.contains(where: { $0.version.includes(entry.hash) }) { continue }
+      guard let data = heldData(entry.hash), let value = try? target.decode(data) else {
+        return nil
+      }
+      tops.append((FileVersion(data, readsAncestry: true), value))
+    }
+    guard tops.count > 1 else { return tops.first?.value }
+    guard let merge = target.merge else { return nil }
+    var shared = Set(tops[0].version.lineage.map(\.hash))
+    for top in tops.dropFirst() { shared.formIntersection(top.version.lineage.map(\.hash)) }
+    let inner =
+      tops[0].version.lineage.filter { shared.contains($0.hash) }
+      .sorted(by: Ancestry.Entry.newerFirst)
+      .lazy.compactMap { held($0.hash) }.first ?? state.fallback
+    guard let inner else { return nil }
+    var value = tops[0].value
+    for top in tops.dropFirst() {
+      value = merge.merge(base: inner, ours: value, theirs: top.value).value
+    }
+    return value
   }
 
   /// This device's best guess for files without ancestry (see ``SyncedVersion/MergeBase/guessed``).
@@ -61,10 +98,11 @@ extension SyncResolver {
 
   /// The value of the version `hash`, if this device keeps it and it still decodes.
   private func held(_ hash: String) -> Value? {
-    guard
-      let data = store.contents(
-        ofVersion: hash, of: target.url, maximumSize: target.maximumFileSize)
-    else { return nil }
-    return try? target.decode(data)
+    heldData(hash).flatMap { try? target.decode($0) }
+  }
+
+  /// The bytes of the version `hash`, if this device keeps them.
+  private func heldData(_ hash: String) -> Data? {
+    store.contents(ofVersion: hash, of: target.url, maximumSize: target.maximumFileSize)
   }
 }

@@ -68,7 +68,7 @@ struct SyncResolver<Value: Sendable> {
   }
 
   /// One scan; at load (on the caller's thread, before the first read), it waits for the lock
-  /// only briefly and leaves to the background anything that needs the reference's default.
+  /// only briefly, and leaves to the background what needs a wait or the reference's default.
   @discardableResult
   func run(lockTimeout: Duration, atLoad: Bool) -> Outcome {
     var outcome = Outcome()
@@ -92,7 +92,9 @@ struct SyncResolver<Value: Sendable> {
           discard: { [fileSystem] in try fileSystem.removeItem(at: url) }))
     }
     others += ICloudVersions.others(of: target.url)
-    let checksSaves = target.carriesAncestry && !atLoad
+    // NB: at load too: an app that starts (or a command that runs) on a file that dropped one of
+    // its saves must show that save before the person changes anything.
+    let checksSaves = target.carriesAncestry
     guard !others.isEmpty || checksSaves else { return outcome }
 
     let lock: FileLock
@@ -255,9 +257,10 @@ struct SyncResolver<Value: Sendable> {
     for data in read {
       store.record(data, hash: FileVersion.hash(of: data), kind: .read, of: target.url)
     }
+    let version = FileVersion(merged, readsAncestry: !plain)
     store.record(
-      merged, hash: FileVersion.hash(of: merged), kind: .merged, parents: parents,
-      of: target.url)
+      merged, hash: version.hash, kind: .merged, parents: parents,
+      keeping: version.newestOfEachDevice, of: target.url)
   }
 
   private func conflict(
@@ -289,7 +292,9 @@ struct SyncResolver<Value: Sendable> {
     guard let fileAncestry = mine.ancestry else { return }
     let own = store.records(for: target.url).filter(\.kind.isOwn).prefix(BaseStore.keptOwn)
     for record in own {
-      if mine.includes(record.hash) { break }
+      // NB: every recent save is judged, not only the newest: a save made over another
+      // device's version that had dropped an earlier one is included, the earlier one is not.
+      if mine.includes(record.hash) { continue }
       guard
         let data = store.contents(of: record, of: target.url, maximumSize: target.maximumFileSize)
       else { continue }
