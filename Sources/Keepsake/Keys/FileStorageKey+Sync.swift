@@ -81,6 +81,23 @@ extension FileStorageKey {
       .run(lockTimeout: .milliseconds(200), atLoad: true)
   }
 
+  /// Before the key takes in a changed file: in a synced folder, merges the copies beside it
+  /// and the saves it dropped first, so that the value taken in (and shown) never lacks a save
+  /// of this device that a copy still holds; returns whether the file may have changed.
+  ///
+  /// Runs under the file's lock when this reference holds it (a save, a transaction), else takes
+  /// it briefly; what it cannot do now, the background scan does.
+  func syncMergeBeforeReading(in context: StorageContext) -> Bool {
+    let target = syncTarget
+    guard case .synced = sync.state.mode else { return false }
+    let outcome = SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .milliseconds(200), atLoad: false, holdingLock: sync.state.holdsLock)
+    if outcome.busy || !outcome.waiting.isEmpty {
+      sync.state.scheduleScan(target, in: context, after: .milliseconds(50))
+    }
+    return !outcome.merged.isEmpty || outcome.restoredSaves > 0
+  }
+
   /// Watches the file (`watch`, the key's own subscription) and the copies engines put beside
   /// it, and scans for them once now in the background.
   func syncSubscribe(

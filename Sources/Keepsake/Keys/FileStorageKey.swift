@@ -167,14 +167,17 @@ extension FileStorageKey: CoordinatedKey {
   }
 
   func lock(in context: StorageContext) throws -> FileLock {
-    try context.fileSystem.lockExclusively(url)
+    sync.state.holding(try context.fileSystem.lockExclusively(url))
   }
 
   func storedChange(in context: StorageContext) throws -> StoredChange<Value> {
     let fileSystem = context.fileSystem
-    let identity = try wrap { try fileSystem.identity(of: url) }
+    var identity = try wrap { try fileSystem.identity(of: url) }
     let last = known.get()
     if identity == last { return .unchanged }
+    if syncMergeBeforeReading(in: context) {
+      identity = try wrap { try fileSystem.identity(of: url) }
+    }
     guard identity != nil,
       let data = try wrap({ try fileSystem.contents(of: url, maximumSize: maximumFileSize) })
     else {

@@ -69,8 +69,11 @@ struct SyncResolver<Value: Sendable> {
 
   /// One scan; at load (on the caller's thread, before the first read), it waits for the lock
   /// only briefly, and leaves to the background what needs a wait or the reference's default.
+  ///
+  /// `holdingLock`: the reference holds the file's lock already (a save or a transaction that
+  /// is about to take a changed file in): the scan runs under it.
   @discardableResult
-  func run(lockTimeout: Duration, atLoad: Bool) -> Outcome {
+  func run(lockTimeout: Duration, atLoad: Bool, holdingLock: Bool = false) -> Outcome {
     var outcome = Outcome()
     // NB: a file outside synced folders costs no listing (keys in one folder list it once, for
     // leftovers: `TemporaryFile`); a copy appearing beside it later marks it synced first.
@@ -97,14 +100,16 @@ struct SyncResolver<Value: Sendable> {
     let checksSaves = target.carriesAncestry
     guard !others.isEmpty || checksSaves else { return outcome }
 
-    let lock: FileLock
-    do {
-      lock = try fileSystem.lockExclusively(target.url, timeout: lockTimeout)
-    } catch {
-      outcome.busy = true
-      return outcome
+    var lock: FileLock?
+    if !holdingLock {
+      do {
+        lock = try fileSystem.lockExclusively(target.url, timeout: lockTimeout)
+      } catch {
+        outcome.busy = true
+        return outcome
+      }
     }
-    defer { lock.release() }
+    defer { lock?.release() }
     ICloudVersions.coordinate(target.url) {
       guard var file = readFile() else {
         outcome.blocked = true

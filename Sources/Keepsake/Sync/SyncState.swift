@@ -35,6 +35,8 @@ final class SyncState<Value: Sendable>: Sendable {
     var waitingSince: [String: ContinuousClock.Instant] = [:]
     var scanScheduled = false
     var isActive = true
+    /// How many of the file's locks this reference holds now (a save's, a transaction's).
+    var locksHeld = 0
   }
 
   private let fields = Mutex(Fields())
@@ -93,6 +95,21 @@ final class SyncState<Value: Sendable>: Sendable {
     fields.withLock { $0.device = device }
     return device
   }
+
+  // MARK: - The file's lock
+
+  /// `lock`, counted while this reference holds it: a merge made while it does must not take it
+  /// again (it would wait for itself).
+  func holding(_ lock: FileLock) -> FileLock {
+    fields.withLock { $0.locksHeld += 1 }
+    return FileLock { [self] in
+      lock.release()
+      fields.withLock { $0.locksHeld -= 1 }
+    }
+  }
+
+  /// Whether this reference holds the file's lock now.
+  var holdsLock: Bool { fields.withLock { $0.locksHeld > 0 } }
 
   // MARK: - Reporting
 
