@@ -19,10 +19,12 @@ public final class ChildProcess {
   private var reachedEnd = false
   private var exitStatus: Int32?
 
-  /// Starts `executable` with `arguments`; its standard output goes to a pipe read by
-  /// ``readLine()``, its standard error is the parent's unless `silencingErrors` (then it is
-  /// discarded, for children expected to crash with a long backtrace). `environment` adds to or
-  /// replaces variables of this process's environment.
+  /// Starts `executable` with `arguments`.
+  ///
+  /// Its standard output goes to a pipe read by ``readLine()``, its standard error is the
+  /// parent's unless `silencingErrors` (then it is discarded, for children expected to crash with
+  /// a long backtrace). `environment` adds to or replaces variables of this process's
+  /// environment.
   ///
   /// - Throws: ``ChildProcessError`` when the pipe or the process cannot be created.
   public init(
