@@ -2,8 +2,9 @@ import Foundation
 import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
-// processes, many processes on one file, power loss, JSON against Foundation). Prints each campaign's figures and `N passed,
-// N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
+// processes, many processes on one file, power loss, JSON against Foundation, devices synced by
+// Syncthing). Prints each campaign's figures and `N passed, N failed`; exits 1 when a campaign
+// lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
 //   writer <file> [--id X] [--seconds S] [--records N] [--report-saves] [--ack-before-save]
@@ -16,6 +17,8 @@ import KeepsakeStress
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
+//   devices-child <folder> --device D --process P --seconds S --seed N --mode library|plain
+//                 --stop-file F
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -84,10 +87,12 @@ struct UsageError: Error, CustomStringConvertible {
 
 let usage = """
   usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
-                                    power-loss]
+                                    power-loss|devices]
                          [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
+                         [--devices N] [--device-processes N] [--device-seconds S]
+                         [--device-writer library|plain]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
                     power cut could leave
@@ -101,9 +106,15 @@ let usage = """
     --transactions  transactions each of them runs (default: 200)
     --writer        how they write: update, with-transaction, or unmerged, a deliberately
                     broken writer that must lose items (default: update)
+    --devices       Syncthing devices of the devices campaign, 2 or 3 (default: 3); it runs by
+                    default where syncthing is installed, and is required when CI is set
+    --device-processes  processes editing on each device (default: 2)
+    --device-seconds    how long they edit (default: 60)
+    --device-writer     library, or plain: a writer that ignores conflict copies and must lose
+                        edits (default: library)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff"]
+let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff", "devices"]
 
 // NB: power-loss runs in this process, after the others (Tools/KeepsakeStress/PowerLoss).
 let selectableCampaigns = campaigns + ["power-loss"]
@@ -111,7 +122,8 @@ let selectableCampaigns = campaigns + ["power-loss"]
 func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
     "--campaign", "--seed", "--kills", "--cases", "--json-cases", "--seconds", "--processes",
-    "--transactions", "--writer",
+    "--transactions", "--writer", "--devices", "--device-processes", "--device-seconds",
+    "--device-writer",
   ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
@@ -131,6 +143,14 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let writerName = arguments.options["--writer"] ?? "update"
   guard let writer = ProcessesChild.Mode(rawValue: writerName), writers.contains(writer) else {
     throw UsageError("--writer takes \(writers.map(\.rawValue).joined(separator: "|"))")
+  }
+  let devices = try arguments.integer("--devices", default: 3)
+  guard (2...3).contains(devices) else { throw UsageError("--devices takes 2 or 3") }
+  let deviceProcesses = try arguments.integer("--device-processes", default: 2)
+  let deviceSeconds = try arguments.seconds("--device-seconds", default: 60)
+  let deviceWriterName = arguments.options["--device-writer"] ?? "library"
+  guard let deviceWriter = DevicesChild.Mode(rawValue: deviceWriterName) else {
+    throw UsageError("--device-writer takes library|plain")
   }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
@@ -161,6 +181,21 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.kills = kills
       configuration.seed = seed
       report = CrashCampaign(configuration).run()
+    case "devices":
+      // NB: run by default only where Syncthing is installed; asked for by name, or under CI,
+      // a missing Syncthing fails the run with the way to install it.
+      let required = selected == "devices" || ProcessInfo.processInfo.environment["CI"] != nil
+      guard DevicesCampaign.isAvailable || required else {
+        print("== devices: not run (syncthing is not installed: apt-get install -y syncthing)")
+        continue
+      }
+      var configuration = DevicesCampaign.Configuration(executable: executable)
+      configuration.devices = devices
+      configuration.processesPerDevice = deviceProcesses
+      configuration.seconds = deviceSeconds
+      configuration.writer = deviceWriter
+      configuration.seed = seed
+      report = DevicesCampaign(configuration).run()
     case "two-process":
       var configuration = TwoProcessCampaign.Configuration(executable: executable)
       configuration.seconds = seconds
@@ -260,6 +295,24 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.count = try arguments.integer("--count", default: options.count)
     options.seed = try arguments.seed() ?? 1
     return await ProcessesChild.run(options)
+  case "devices-child":
+    try arguments.rejectUnknown([
+      "--device", "--process", "--seconds", "--seed", "--mode", "--stop-file",
+    ])
+    guard arguments.positional.count == 2, let stop = arguments.options["--stop-file"] else {
+      throw UsageError("devices-child takes a folder and --stop-file")
+    }
+    var options = DevicesChild.Options(
+      folder: URL(fileURLWithPath: arguments.positional[1]), stopFile: URL(fileURLWithPath: stop))
+    options.device = try arguments.integer("--device", default: 1)
+    options.process = try arguments.integer("--process", default: 1)
+    options.seconds = try arguments.seconds("--seconds", default: 10)
+    options.seed = try arguments.seed() ?? 1
+    guard let mode = DevicesChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
+      throw UsageError("devices-child --mode takes library|plain")
+    }
+    options.mode = mode
+    return await DevicesChild.run(options)
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")
   }
@@ -274,7 +327,7 @@ do {
   } else if let mode = arguments.positional.first,
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
-      "processes-child", "user-defaults", "json-diff-batch",
+      "processes-child", "user-defaults", "json-diff-batch", "devices-child",
     ].contains(mode)
   {
     status = try await runChild(arguments)

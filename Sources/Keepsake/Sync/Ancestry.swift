@@ -48,9 +48,8 @@ struct Ancestry: Equatable, Sendable {
   static let recentWindow = 64
   /// At most this many devices keep their newest version listed.
   static let pinnedDevices = 8
-  /// The most entries a list holds, unless the recent window alone holds more (many devices
-  /// whose concurrent versions were merged).
-  static let mostEntries = 96
+  /// The most entries kept beyond the recent window and the pinned versions: aligned ones.
+  static let alignedEntries = 24
   /// The writer of a merge of a conflict copy, the same on every device.
   static let mergeWriter = "merge"
   /// The writer of a version that carried no ancestry (a plain file, an older Keepsake).
@@ -88,23 +87,22 @@ struct Ancestry: Equatable, Sendable {
     }
     let pinned = Set(
       newestByDevice.values.sorted(by: Entry.newerFirst).prefix(pinnedDevices).map(\.hash))
-    var recent: [Entry] = []
-    var further: [Entry] = []
+    var kept: [Entry] = []
+    var aligned: [Entry] = []
     for entry in sorted {
       let distance = generation - entry.generation
-      if distance <= recentWindow {
-        recent.append(entry)
-      } else if pinned.contains(entry.hash) {
-        further.insert(entry, at: 0)
+      if distance <= recentWindow || pinned.contains(entry.hash) {
+        kept.append(entry)
       } else if entry.generation % alignment(forDistance: distance) == 0 {
-        further.append(entry)
+        aligned.append(entry)
       }
     }
-    // NB: the recent window is never cut: a version of it that a list does not name is one the
-    // version does not descend from, which the merge of overwritten saves relies on. The bound
-    // drops older entries only, pinned ones last.
-    let room = max(0, mostEntries - recent.count)
-    return (recent + further.prefix(room)).sorted(by: Entry.newerFirst)
+    // NB: neither the recent window nor the pinned versions are ever cut: a recent version a
+    // list does not name is one the version does not descend from (the merge of overwritten
+    // saves relies on it), and the pinned and aligned ones are what keeps two long branches
+    // connected. Many devices merging busily fill the window with concurrent versions; the
+    // bound then keeps the newest aligned ones only.
+    return (kept + aligned.prefix(alignedEntries)).sorted(by: Entry.newerFirst)
   }
 
   /// Two entries per doubling of the distance: `[32, 64)` keeps generations divisible by 16,

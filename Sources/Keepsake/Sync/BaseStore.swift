@@ -44,17 +44,23 @@ struct BaseStore: Sendable {
   /// The `keepsake` state folder.
   let root: URL
 
-  /// How many versions of a file are kept, at least the newest of each kind below.
-  static let keptVersions = 16
+  /// The most versions of a file kept: the newest, as many as ``keptBytes`` allows, between
+  /// ``fewestKept`` and this; and beyond them the newest of each kind below.
+  ///
+  /// NB: generous, because the base a merge needs is a version both sides had, which may be
+  /// hundreds of saves old when devices edit busily while apart (measured in the devices
+  /// campaign: 16 kept versions were a few seconds of three devices' edits).
+  static let keptVersions = 256
+  /// ``keptVersions`` for this store (tests keep fewer).
+  var keptVersions = BaseStore.keptVersions
   /// How many of this device's own saves and merges are kept beyond those.
   static let keptOwn = 8
   /// How many versions read from elsewhere are kept beyond those.
   static let keptRead = 8
-  /// About the most bytes kept for one file: a large file keeps fewer versions, never fewer
-  /// than ``fewestKept``.
-  static let keptBytes = 64 << 20
+  /// About the most bytes kept for one file: a large file keeps fewer versions.
+  static let keptBytes = 16 << 20
   /// The fewest versions kept of a file, however large.
-  static let fewestKept = 4
+  static let fewestKept = 16
 
   /// The store of `context`: its file system, at the platform's state folder.
   init(context: StorageContext, environment: [String: String]? = nil) {
@@ -188,22 +194,23 @@ struct BaseStore: Sendable {
     evict(all, versionSize: data.count, keeping: keeping, of: file)
   }
 
-  /// Removes the versions the bounds do not keep: the newest ``keptVersions``, and beyond them
-  /// the newest ``keptOwn`` of this device's and ``keptRead`` read ones, and those `keeping`
-  /// names; of a large file (by the size of its newest version), only as many as ``keptBytes``
-  /// allows.
+  /// Removes the versions the bounds do not keep: the newest (see ``keptVersions``), and beyond
+  /// them the newest ``keptOwn`` of this device's and ``keptRead`` read ones, and those
+  /// `keeping` names.
   private func evict(
     _ records: [Record], versionSize: Int, keeping: Set<String>, of file: URL
   ) {
-    let most = max(Self.fewestKept, Self.keptBytes / max(1, versionSize))
+    let newest = min(keptVersions, max(Self.fewestKept, Self.keptBytes / max(1, versionSize)))
     var keep = Set(records.filter { keeping.contains($0.hash) }.map(\.name))
     var seen: Set<String> = []
     var own = 0
     var read = 0
-    for record in records where keep.count < most + keeping.count {
+    var kept = 0
+    for record in records {
       // One copy per version and kind: the newest.
       guard seen.insert("\(record.kind.rawValue)\(record.hash)").inserted else { continue }
-      if keep.count < Self.keptVersions {
+      if kept < newest {
+        kept += 1
         keep.insert(record.name)
       } else if record.kind.isOwn && own < Self.keptOwn {
         keep.insert(record.name)

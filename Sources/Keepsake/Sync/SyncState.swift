@@ -37,6 +37,8 @@ final class SyncState<Value: Sendable>: Sendable {
     var isActive = true
     /// How many of the file's locks this reference holds now (a save's, a transaction's).
     var locksHeld = 0
+    var lastDelivery: ContinuousClock.Instant?
+    var deliveryScheduled = false
   }
 
   private let fields = Mutex(Fields())
@@ -116,25 +118,54 @@ final class SyncState<Value: Sendable>: Sendable {
   /// Connects the reference: its default (the base when no common version is known) and where
   /// conflicts go; reports made before (by the merge at load) are delivered now.
   func attach(fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void) {
-    let pending = fields.withLock { fields -> [SharedConflict] in
+    fields.withLock { fields in
       fields.fallback = fallback
       fields.report = report
-      defer { fields.pendingReports = [] }
-      return fields.pendingReports
     }
-    for conflict in pending { report(conflict) }
+    deliver()
   }
 
   /// The reference's default, once attached.
   var fallback: Value? { fields.withLock { $0.fallback } }
 
-  /// Tells the reference, or keeps the report until it attaches.
+  /// How far apart reports reach the reference.
+  ///
+  /// NB: `lastConflict` holds one report, and an observer can read it only after it changed:
+  /// two copies merged in one scan would otherwise replace each other within microseconds, and
+  /// the app would hear of one. Spaced out, an app that reacts to each change sees each.
+  static var reportSpacing: Duration { .milliseconds(100) }
+
+  /// Tells the reference (spaced out, see ``reportSpacing``), or keeps the report until it
+  /// attaches.
   func report(_ conflict: SharedConflict) {
-    let report = fields.withLock { fields -> (@Sendable (SharedConflict) -> Void)? in
-      if fields.report == nil { fields.pendingReports.append(conflict) }
-      return fields.report
+    fields.withLock { $0.pendingReports.append(conflict) }
+    deliver()
+  }
+
+  /// Delivers the next pending report, unless one was delivered less than ``reportSpacing``
+  /// ago: then it comes later, on the sync queue.
+  private func deliver() {
+    let now = ContinuousClock.now
+    let (next, report, wait) = fields.withLock {
+      fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?) in
+      guard let report = fields.report, !fields.pendingReports.isEmpty, !fields.deliveryScheduled
+      else { return (nil, nil, nil) }
+      if let last = fields.lastDelivery, last.duration(to: now) < Self.reportSpacing {
+        fields.deliveryScheduled = true
+        return (nil, nil, Self.reportSpacing - last.duration(to: now))
+      }
+      fields.lastDelivery = now
+      return (fields.pendingReports.removeFirst(), report, nil)
     }
-    report?(conflict)
+    if let next, let report {
+      report(next)
+      if fields.withLock({ !$0.pendingReports.isEmpty }) { deliver() }
+    } else if let wait {
+      Self.queue.asyncAfter(deadline: .now() + wait.timeInterval) { [self] in
+        fields.withLock { $0.deliveryScheduled = false }
+        deliver()
+      }
+    }
   }
 
   /// Reports `conflict` about the copy `name` unless this reference already did.
@@ -203,5 +234,15 @@ final class SyncState<Value: Sendable>: Sendable {
 
 /// The queue of every file key's sync scans, one for the process.
 private enum SyncQueue {
-  static let queue = DispatchQueue(label: "keepsake.sync", qos: .utility)
+  static let queue: DispatchQueue = {
+    // NB: a process that exits normally (a command-line tool's one command) first lets the
+    // queue write the versions it was given to keep: the next run's merge may need them.
+    atexit { SyncQueue.drain() }
+    return DispatchQueue(label: "keepsake.sync", qos: .utility)
+  }()
+
+  /// Waits for the work queued so far.
+  ///
+  /// NB: called by the `atexit` handler, on the thread that exits, never on the queue.
+  static func drain() { queue.sync {} }
 }

@@ -43,8 +43,9 @@ public struct SyncedVersion: Sendable, Equatable {
     /// come back, or a part both sides hold differently be decided by the policy.
     case guessed
     /// No common version is known (a first launch against a file that already has a conflict
-    /// copy, say): merged against the key's default value, so a deletion made on one side comes
-    /// back, and parts both sides hold differently are decided by the policy.
+    /// copy, say), or none is kept on this device and no device that keeps one merged the copy
+    /// within the wait: merged against the key's default value, so a deletion made on one side
+    /// comes back, and parts both sides hold differently are decided by the policy.
     case missing
     /// Nothing was merged: the copy was kept as it is.
     case notNeeded
@@ -54,7 +55,7 @@ public struct SyncedVersion: Sendable, Equatable {
       case .newestCommonVersion: return "their newest common version"
       case .olderCommonVersion: return "an older common version"
       case .guessed: return "this device's best guess (a plain JSON file carries no ancestry)"
-      case .missing: return "no common version (the key's default)"
+      case .missing: return "no common version this device keeps (the key's default)"
       case .notNeeded: return "none"
       }
     }

@@ -106,7 +106,9 @@ struct AncestryTests {
   func bounded() {
     let versions = chain(2000, by: "ANNAAAA")
     for version in versions {
-      #expect((version.ancestry?.versions.count ?? 0) <= Ancestry.mostEntries)
+      #expect(
+        (version.ancestry?.versions.count ?? 0)
+          <= Ancestry.recentWindow + Ancestry.pinnedDevices + Ancestry.alignedEntries)
     }
     let last = versions[versions.count - 1]
     let listed = Set(last.ancestry?.versions.map(\.hash) ?? [])

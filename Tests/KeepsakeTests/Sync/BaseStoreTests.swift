@@ -68,18 +68,33 @@ struct BaseStoreTests {
   @Test("It keeps a bounded number of versions: the newest, and this device's and others' beyond")
   func bounded() {
     let disk = InMemoryFileSystem()
-    let store = BaseStore(fileSystem: disk, root: URL(fileURLWithPath: "/state/keepsake"))
+    var store = BaseStore(fileSystem: disk, root: URL(fileURLWithPath: "/state/keepsake"))
+    store.keptVersions = 20
     store.record(version(0), hash: FileVersion.hash(of: version(0)), kind: .read, of: file)
-    for number in 1...40 {
+    for number in 1...(store.keptVersions + 40) {
       store.record(
         version(number), hash: FileVersion.hash(of: version(number)), kind: .wrote, of: file)
     }
     let records = store.records(for: file)
-    #expect(records.count == BaseStore.keptVersions + BaseStore.keptOwn + 1)
-    #expect(records.first?.hash == FileVersion.hash(of: version(40)), "the newest is kept")
+    #expect(records.count == store.keptVersions + BaseStore.keptOwn + 1)
+    #expect(
+      records.first?.hash == FileVersion.hash(of: version(store.keptVersions + 40)),
+      "the newest is kept")
     #expect(
       records.contains { $0.hash == FileVersion.hash(of: version(0)) },
       "the version last received from elsewhere is kept beyond the newest")
+  }
+
+  @Test("A large file keeps fewer versions, never fewer than the fewest")
+  func largeFilesKeepFewer() {
+    let store = BaseStore(
+      fileSystem: InMemoryFileSystem(), root: URL(fileURLWithPath: "/state/keepsake"))
+    let big = BaseStore.keptBytes / 4
+    for number in 1...40 {
+      let data = Data(repeating: UInt8(number), count: big)
+      store.record(data, hash: FileVersion.hash(of: data), kind: .read, of: file)
+    }
+    #expect(store.records(for: file).count == BaseStore.fewestKept + BaseStore.keptRead)
   }
 
   @Test("Two files of the same name in different folders keep their versions apart")

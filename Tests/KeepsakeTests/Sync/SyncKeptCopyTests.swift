@@ -126,7 +126,7 @@ struct SyncKeptCopyTests {
     let notes = shared(devices.key, on: devices.here)
     #expect(await eventually { notes.lastConflict?.otherDevice != nil })
     #expect(notes.lastConflict?.otherDevice?.base == .missing)
-    #expect(notes.lastConflict?.description.contains("no common version") == true)
+    #expect(notes.lastConflict?.description.contains("no common version this device keeps") == true)
     #expect(await eventually { notes.wrappedValue.count == 2 })
     #expect(devices.here.names == ["notes.json"])
   }
