@@ -115,7 +115,9 @@ extension FileStorageKey {
         state.markSynced(by: nil)
         state.scheduleScan(target, in: context, after: .milliseconds(50))
       })
-    state.scheduleScan(target, in: context)
+    // NB: a file known to be outside synced folders is not scanned now (a copy appearing later
+    // marks it synced); one not decided yet is, in the background.
+    if state.mode != .notSynced { state.scheduleScan(target, in: context) }
     return StorageSubscription(
       onCancel: {
         state.cancel()

@@ -50,7 +50,15 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// Whether the file's bytes carry their ancestry (versioned formats).
   var carriesAncestry: Bool { encodeWithAncestry != nil }
 
-  var folder: URL { url.deletingLastPathComponent() }
+  /// The file's folder.
+  ///
+  /// NB: by the path's string: on Linux `deletingLastPathComponent()` standardizes and resolves
+  /// links with a system call per component, on every key's creation.
+  var folder: URL {
+    let path = url.path
+    guard let slash = path.lastIndex(of: "/") else { return url.deletingLastPathComponent() }
+    return URL(fileURLWithPath: slash == path.startIndex ? "/" : String(path[..<slash]))
+  }
   var fileName: String { url.lastPathComponent }
 
   /// This device's store of versions on `context`'s file system.

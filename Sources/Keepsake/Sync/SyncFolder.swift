@@ -18,7 +18,9 @@ enum SyncFolder {
   /// NB: on the real disk the answer is kept for the life of the process (each folder walks up
   /// to the root once: a few `stat`s per level); an in-memory disk is asked every time.
   static func engine(containing folder: URL, in fileSystem: any FileSystem) -> SyncEngine? {
-    let path = folder.standardizedFileURL.path
+    // NB: the path as given, not standardized: standardizing costs system calls on Linux, and
+    // a key's folder is already the path its identity was made from.
+    let path = folder.path
     let caches = fileSystem is LocalFileSystem
     if caches, let known = cache.withLock({ $0[path] }) { return known }
     let found = look(from: path, in: fileSystem)

@@ -121,6 +121,46 @@ struct SyncResolverTests {
     #expect(try devices.stored().texts == expected)
   }
 
+  @Test("Two merges of the same versions made apart (a criss-cross) merge against their merge")
+  func crissCross() throws {
+    let devices = TwoDevices()
+    let store = devices.key.syncTarget.store(in: devices.here.context)
+    func version(_ notes: [Note], _ ancestry: Ancestry) throws -> (Data, FileVersion) {
+      let data = try NotesFormat.encode(notes, ancestry: ancestry)
+      store.record(data, hash: FileVersion.hash(of: data), kind: .read, of: devices.here.notesURL)
+      return (data, FileVersion(data, readsAncestry: true))
+    }
+    let (_, start) = try version([Note(id: 1, text: "a")], .child(of: nil, writer: "CAROLCC"))
+    // Ann adds note 8; Bob, two saves later, note 9: neither includes the other.
+    let (_, ann) = try version(
+      [Note(id: 1, text: "a"), Note(id: 8, text: "h")], .child(of: start, writer: "ANNAAAA"))
+    let (_, bob1) = try version(
+      [Note(id: 1, text: "b")], .child(of: start, writer: "BOBBBBB"))
+    let (_, bob) = try version(
+      [Note(id: 1, text: "b"), Note(id: 9, text: "i")], .child(of: bob1, writer: "BOBBBBB"))
+    // Two devices merged them apart, in different orders: two different merges.
+    let (_, first) = try version(
+      [Note(id: 1, text: "b"), Note(id: 8, text: "h"), Note(id: 9, text: "i")],
+      .merge(of: ann, and: bob))
+    let (_, second) = try version(
+      [Note(id: 1, text: "b"), Note(id: 9, text: "i"), Note(id: 8, text: "h")],
+      .merge(of: bob, and: ann))
+    // Ann deletes note 8 after the first; Bob adds note 10 after the second.
+    let (file, _) = try version(
+      [Note(id: 1, text: "b"), Note(id: 9, text: "i")], .child(of: first, writer: "ANNAAAA"))
+    let (copy, _) = try version(
+      [
+        Note(id: 1, text: "b"), Note(id: 9, text: "i"), Note(id: 8, text: "h"),
+        Note(id: 10, text: "j"),
+      ],
+      .child(of: second, writer: "BOBBBBB"))
+    waitForRecords()
+    devices.here.put(file, as: "notes.json")
+    devices.here.put(copy, as: "notes.sync-conflict-20261201-152748-BOBBBBB.json")
+    #expect(devices.merge().count == 1)
+    #expect(try devices.stored().texts == [1: "b", 9: "i", 10: "j"], "note 8 stays deleted")
+  }
+
   @Test("A device that lacks the newest common version waits for one that has it")
   func waitsForBase() throws {
     let devices = TwoDevices(folder: SyncedFolder(), baseWait: .seconds(3600))
