@@ -4,8 +4,8 @@ import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
 // processes, many processes on one file, power loss, JSON against Foundation, deterministic
-// simulation of the persistence). Prints each campaign's figures and `N passed,
-// N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
+// simulation of the persistence, devices synced by Syncthing). Prints each campaign's figures and
+// `N passed, N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
 //   writer <file> [--id X] [--seconds S] [--records N] [--report-saves] [--ack-before-save]
@@ -21,6 +21,8 @@ import KeepsakeStress
 //                   --start-file F [--seed S]
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
 //   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
+//   devices-child <folder> --device D --process P --seconds S --seed N --mode library|plain
+//                 --stop-file F
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -89,12 +91,14 @@ struct UsageError: Error, CustomStringConvertible {
 
 let usage = """
   usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
-                                    power-loss|simulation]
+                                    power-loss|simulation|devices]
                          [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
                          [--schedules N] [--first I] [--replay SCHEDULE]
                          [--flaw takes-readable-data-whole|saves-inside-transactions]
+                         [--devices N] [--device-processes N] [--device-seconds S]
+                         [--device-writer library|plain]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
                     power cut could leave; simulation runs seeded schedules of many simulated
@@ -117,9 +121,15 @@ let usage = """
     --flaw          puts back a loss the persistence once had, which the simulation must find:
                     takes-readable-data-whole (a change pending while the file was unreadable
                     is dropped) or saves-inside-transactions (half a transaction written)
+    --devices       Syncthing devices of the devices campaign, 2 or 3 (default: 3); it runs by
+                    default where syncthing is installed, and is required when CI is set
+    --device-processes  processes editing on each device (default: 2)
+    --device-seconds    how long they edit (default: 60)
+    --device-writer     library, or plain: a writer that ignores conflict copies and must lose
+                        edits (default: library)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff"]
+let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff", "devices"]
 
 // NB: power-loss and simulation run in this process, after the others
 // (Tools/KeepsakeStress/PowerLoss, Tools/KeepsakeStress/Simulation).
@@ -129,6 +139,7 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
     "--campaign", "--seed", "--kills", "--cases", "--json-cases", "--seconds", "--processes",
     "--transactions", "--writer", "--schedules", "--first", "--replay", "--flaw",
+    "--devices", "--device-processes", "--device-seconds", "--device-writer",
   ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
@@ -150,6 +161,14 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
     throw UsageError("--writer takes \(writers.map(\.rawValue).joined(separator: "|"))")
   }
   let simulation = try simulationConfiguration(arguments, seed: seed)
+  let devices = try arguments.integer("--devices", default: 3)
+  guard (2...3).contains(devices) else { throw UsageError("--devices takes 2 or 3") }
+  let deviceProcesses = try arguments.integer("--device-processes", default: 2)
+  let deviceSeconds = try arguments.seconds("--device-seconds", default: 60)
+  let deviceWriterName = arguments.options["--device-writer"] ?? "library"
+  guard let deviceWriter = DevicesChild.Mode(rawValue: deviceWriterName) else {
+    throw UsageError("--device-writer takes library|plain")
+  }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
@@ -181,6 +200,21 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.kills = kills
       configuration.seed = seed
       report = CrashCampaign(configuration).run()
+    case "devices":
+      // NB: run by default only where Syncthing is installed; asked for by name, or under CI,
+      // a missing Syncthing fails the run with the way to install it.
+      let required = selected == "devices" || ProcessInfo.processInfo.environment["CI"] != nil
+      guard DevicesCampaign.isAvailable || required else {
+        print("== devices: not run (syncthing is not installed: apt-get install -y syncthing)")
+        continue
+      }
+      var configuration = DevicesCampaign.Configuration(executable: executable)
+      configuration.devices = devices
+      configuration.processesPerDevice = deviceProcesses
+      configuration.seconds = deviceSeconds
+      configuration.writer = deviceWriter
+      configuration.seed = seed
+      report = DevicesCampaign(configuration).run()
     case "two-process":
       var configuration = TwoProcessCampaign.Configuration(executable: executable)
       configuration.seconds = seconds
@@ -323,6 +357,24 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.count = try arguments.integer("--count", default: options.count)
     options.seed = try arguments.seed() ?? 1
     return await ProcessesChild.run(options)
+  case "devices-child":
+    try arguments.rejectUnknown([
+      "--device", "--process", "--seconds", "--seed", "--mode", "--stop-file",
+    ])
+    guard arguments.positional.count == 2, let stop = arguments.options["--stop-file"] else {
+      throw UsageError("devices-child takes a folder and --stop-file")
+    }
+    var options = DevicesChild.Options(
+      folder: URL(fileURLWithPath: arguments.positional[1]), stopFile: URL(fileURLWithPath: stop))
+    options.device = try arguments.integer("--device", default: 1)
+    options.process = try arguments.integer("--process", default: 1)
+    options.seconds = try arguments.seconds("--seconds", default: 10)
+    options.seed = try arguments.seed() ?? 1
+    guard let mode = DevicesChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
+      throw UsageError("devices-child --mode takes library|plain")
+    }
+    options.mode = mode
+    return await DevicesChild.run(options)
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")
   }
@@ -338,7 +390,7 @@ do {
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
       "processes-child", "user-defaults", "json-diff-batch", "termination", "in-place-rewrite",
-      "killed-transaction",
+      "killed-transaction", "devices-child",
     ].contains(mode)
   {
     status = try await runChild(arguments)

@@ -69,11 +69,19 @@ extension VersionedFormat {
     var end = data.endIndex
     // Tolerate a trailing newline, as editors add one.
     while end > data.startIndex, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
-    guard data.count >= prefix.count + suffix.count + 1,
-      data.starts(with: prefix),
+    // A file in a synced folder starts with its ancestry, read exactly (see `Ancestry`).
+    let start: Int
+    if data.starts(with: prefix) {
+      start = data.startIndex + prefix.count
+    } else if let (_, offset) = Ancestry.scanEnvelopePrefix(data) {
+      start = data.startIndex + offset
+    } else {
+      return nil
+    }
+    guard end - start >= suffix.count + 1,
       data[(end - suffix.count)..<end].elementsEqual(suffix)
     else { return nil }
-    let content = data[(data.startIndex + prefix.count)..<(end - suffix.count)]
+    let content = data[start..<(end - suffix.count)]
     return try? JSONCoding.decode(Value.self, from: content)
   }
 
@@ -88,6 +96,15 @@ extension VersionedFormat {
   public static func encode(_ value: Value) throws -> Data {
     precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
     return try JSONCoding.encode(EncodingEnvelope<Self>(value: value))
+  }
+
+  /// Writes `value` as ``encode(_:)`` does, with the ancestry of a file in a synced folder first
+  /// (`{"ancestry":…,"content":…,"version":N}`; see "Devices" in the Data safety article).
+  ///
+  /// - Throws: The `EncodingError` of the value's `Encodable` conformance.
+  static func encode(_ value: Value, ancestry: Ancestry) throws -> Data {
+    precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
+    return try JSONCoding.encode(EncodingEnvelope<Self>(value: value, ancestry: ancestry))
   }
 
   /// Reads only the envelope of `data`: which version a read would start from, and whether it can.

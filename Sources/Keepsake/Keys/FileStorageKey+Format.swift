@@ -26,10 +26,14 @@ extension SharedKey {
     loadsInBackground: Bool = false,
     merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
-    FileStorageKey(
+    var key = FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
       decode: { data in try Format.decode(data) },
       encode: { value in try Format.encode(value) })
+    // In a synced folder the envelope carries the file's ancestry (see `Ancestry`).
+    key.sync.encodeWithAncestry = { value, ancestry in try Format.encode(value, ancestry: ancestry)
+    }
+    return key
   }
 }

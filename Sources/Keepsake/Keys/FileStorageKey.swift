@@ -38,8 +38,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
   private var pathProblem: FileSystemError?
-  private let decode: @Sendable (Data) throws -> Value
-  private let encode: @Sendable (Value) throws -> Data
+  let decode: @Sendable (Data) throws -> Value
+  let encode: @Sendable (Value) throws -> Data
   private let interval: Duration
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
   /// get a clear error at once"; see the Data safety article).
@@ -51,6 +51,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// What this key last read or wrote, to tell its own writes from someone else's; each
   /// reference has its own (see `withOwnState()`).
   var known = KnownFile()
+  /// Its part in keeping a file in a synced folder whole across devices (`FileStorageKey+Sync`).
+  var sync = FileSync<Value>()
 
   /// A key for `url` with custom coding.
   ///
@@ -93,15 +95,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public var saveTiming: SaveTiming { .coalesced(interval: interval) }
 
   public func load(in context: StorageContext) throws -> Value? {
+    syncMergeBeforeLoading(in: context)
     let fileSystem = context.fileSystem
     let identity = try wrap { try checkedIdentity(fileSystem) }
     guard let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
     else {
       known.set(nil)
+      syncDidRead(nil, in: context)
       return nil
     }
     let value = try decodeFile(data)
     known.set(identity)
+    syncDidRead(data, in: context)
     return value
   }
 
@@ -130,7 +135,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ) -> StorageSubscription? {
     if pathProblem != nil { return nil }
     TemporaryFile.removeAbandoned(besides: file, in: context)
-    return context.fileSystem.watch(file, onChange: onChange)
+    return syncSubscribe(in: context, onChange: onChange)
   }
 
   /// Sets the file aside as a quarantine copy beside it, without reading it, so that a file of
@@ -248,27 +253,34 @@ extension FileStorageKey: CoordinatedKey {
   func withOwnState() -> FileStorageKey {
     var copy = self
     copy.known = KnownFile()
+    copy.sync = sync.withOwnState()
     return copy
   }
 
   func lock(in context: StorageContext, timeout: Duration) throws -> FileLock {
     try checkPath()
-    return try context.fileSystem.lockExclusively(file, timeout: timeout)
+    return sync.state.holding(try context.fileSystem.lockExclusively(file, timeout: timeout))
   }
 
   func storedChange(
     in context: StorageContext, rereading: Bool
   ) throws -> StoredChange<Value> {
     let fileSystem = context.fileSystem
-    let identity = try wrap { try checkedIdentity(fileSystem) }
+    var identity = try wrap { try checkedIdentity(fileSystem) }
     let last = known.get()
     if identity == last && !(rereading && identity != nil) { return .unchanged }
+    if syncMergeBeforeReading(in: context) {
+      identity = try wrap { try checkedIdentity(fileSystem) }
+    }
     guard identity != nil,
       let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
     else {
+      if last != nil { syncDidRead(nil, in: context) }
       return last == nil ? .unchanged : .deleted
     }
-    return .replaced(try decodeFile(data), data: data, identity: identity)
+    let value = try decodeFile(data)
+    syncDidRead(data, in: context)
+    return .replaced(value, data: data, identity: identity)
   }
 
   func remember(_ identity: FileIdentity?) { known.set(identity) }
@@ -276,7 +288,7 @@ extension FileStorageKey: CoordinatedKey {
   func write(_ value: Value, in context: StorageContext) throws {
     try checkPath()
     let fileSystem = context.fileSystem
-    let data = try encode(value)
+    let data = try syncEncode(value, in: context)
     // A key never writes what it would refuse to read: the next launch would only get the
     // default and a load error, and could not even start over.
     guard data.count <= maximumFileSize else {
@@ -292,10 +304,12 @@ extension FileStorageKey: CoordinatedKey {
         (try? fileSystem.contents(of: file, maximumSize: data.count)) == data
       {
         known.set(identity)
+        syncDidWrite(data, in: context)
       }
       throw error
     }
     known.set(try? fileSystem.identity(of: file))
+    syncDidWrite(data, in: context)
   }
 }
 

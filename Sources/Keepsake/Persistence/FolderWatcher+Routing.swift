@@ -18,14 +18,23 @@ struct WatchRoute {
   /// The subscriber was blind for a while (its folder was missing, or could not be watched): it
   /// is told once its own folder is watched, since the file may have changed meanwhile.
   var owesCatchUp = false
+  /// For a watch of a folder's entries (sync engines' conflict copies), which names it wants,
+  /// instead of `fileName`.
+  let names: (@Sendable (String) -> Bool)?
 
-  init(subscriber: WatchSubscriber, path: String) {
+  init(
+    subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil
+  ) {
     self.subscriber = subscriber
     self.file = path
     var components = FolderPath.components(path)
     self.fileName = components.popLast() ?? ""
     self.folder = components
+    self.names = names
   }
+
+  /// Whether an event naming `name` concerns this route.
+  func wants(_ name: String) -> Bool { names?(name) ?? (name == fileName) }
 
   func path(_ depth: Int) -> String { FolderPath.path(folder, count: depth) }
 
@@ -145,7 +154,7 @@ extension FolderWatcher {
             guard let route = routes[id], let depth = route.depth, route.path(depth) == path
             else { continue }
             if route.watchesOwnFolder {
-              if name == nil || name == route.fileName { due.append(route.subscriber) }
+              if name.map(route.wants) ?? true { due.append(route.subscriber) }
             } else if name == nil || name == route.folder[depth] {
               // The awaited folder may have appeared (IN_CREATE or IN_MOVED_TO with IN_ISDIR,
               // a link to a folder, or on Darwin anything at all): `place` checks.

@@ -87,6 +87,32 @@ package final class FolderWatcher: Sendable {
       failure: { [weak self] in self?.state.withLock { $0.routes[id]?.failure } })
   }
 
+  /// Calls `onChange` when an entry of `folder` whose name `matching` accepts may have been
+  /// created or replaced: the conflict copies sync engines put beside a file.
+  ///
+  /// `matching` runs on this watcher's queue, under its lock, for every name an event of the
+  /// folder carries: it must be quick.
+  package func subscribe(
+    entriesOf folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription {
+    // NB: a route like a file's, in the same folder, whose name test is `matching`.
+    let path = folder.standardizedFileURL.path
+    let route = WatchRoute(
+      subscriber: WatchSubscriber(onChange), path: (path == "/" ? "" : path) + "/.keepsake-entries",
+      names: matching)
+    let (id, due) = state.withLock { state in
+      let id = state.add(route)
+      var due = state.place(id).map { [$0] } ?? []
+      due += state.retryFailedIfDue()
+      return (id, due)
+    }
+    deliverSoon(due)
+    return StorageSubscription(
+      onCancel: { self.cancel(id) },
+      failure: { [weak self] in self?.state.withLock { $0.routes[id]?.failure } })
+  }
+
   /// The files of this watcher's live subscriptions that are not watched right now, and why.
   package var failures: [WatchFailure] {
     state.withLock { state in

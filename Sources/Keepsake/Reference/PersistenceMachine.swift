@@ -132,6 +132,9 @@ struct PersistenceMachine: Sendable {
     /// A reader key says it is loading again, or has done (its `load()`, a subscriber's
     /// `yieldLoading`).
     case loading(Bool)
+    /// The key resolved a conflict on its own (a sync engine's copy of its file, merged or kept):
+    /// the app is told, as of another process's save.
+    case conflictReported(SharedConflict.Resolution, otherDevice: SyncedVersion?)
     /// The result of a step, see ``Step``.
     case checked(pending: Bool)
     case locked
@@ -242,8 +245,15 @@ struct PersistenceMachine: Sendable {
   private(set) var stored: Stored = .readable
   private(set) var isLoading = false
   private(set) var saveError: SharedSaveError?
-  /// The last conflict, and the older conflict copies its copy made room for.
-  private(set) var lastConflict: (resolution: SharedConflict.Resolution, pruned: [URL])?
+  /// The last conflict: how it was resolved, the older conflict copies its copy made room for,
+  /// and the other device's version for a conflict between devices.
+  struct LastConflict: Sendable {
+    var resolution: SharedConflict.Resolution
+    var pruned: [URL]
+    var otherDevice: SyncedVersion? = nil
+  }
+
+  private(set) var lastConflict: LastConflict?
   private(set) var job: Job?
   /// Whether a transaction holds the file's lock between its start and its end.
   private(set) var inTransaction = false
@@ -341,6 +351,9 @@ struct PersistenceMachine: Sendable {
       guard isLoading != loading else { return [] }
       isLoading = loading
       return [.publish(.isLoading)]
+    case .conflictReported(let resolution, let otherDevice):
+      lastConflict = LastConflict(resolution: resolution, pruned: [], otherDevice: otherDevice)
+      return [.publish(.lastConflict)]
     default:
       return advance(with: event, now: now)
     }
@@ -611,7 +624,7 @@ struct PersistenceMachine: Sendable {
     case (.write, .written):
       effects += setSaveError(nil)
       if let conflict = job.conflict {
-        lastConflict = (conflict, job.prunedCopies)
+        lastConflict = LastConflict(resolution: conflict, pruned: job.prunedCopies)
         effects.append(.publish(.lastConflict))
       }
       return .end

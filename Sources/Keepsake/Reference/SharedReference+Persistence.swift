@@ -352,7 +352,8 @@ extension SharedReference {
     registrar.access(self, keyPath: keyPaths.lastConflict)
     return machine.withLock { $0.lastConflict }.map {
       SharedConflict(
-        keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned)
+        keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
+        otherDevice: $0.otherDevice)
     }
   }
 

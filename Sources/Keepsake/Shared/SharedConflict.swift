@@ -23,6 +23,11 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
     /// Another process deleted the stored data while this one had a change to save: ours was
     /// written again, so the change is not lost (delete it again to drop it).
     case deletedElsewhere
+    /// Another device's version could not be read, being damaged or written by a newer version
+    /// of the app (`reason` says which): it was not merged, and is left where it is, never
+    /// removed (see ``otherDevice``). Once a newer app merged it, or a person restored or removed
+    /// it, nothing more is needed.
+    case notMerged(reason: String)
   }
 
   /// The identity of the key whose data was changed on both sides.
@@ -35,19 +40,26 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   /// 10 per file: the oldest and the newest are kept; see the Data safety article); usually
   /// none.
   public var prunedCopies: [URL]
+  /// For a conflict between devices, the other device's version: the sync engine's conflict
+  /// copy and how its merge base was found; `nil` when another process of this device changed
+  /// the file (see "Devices" in the Data safety article).
+  public var otherDevice: SyncedVersion?
 
   /// Creates a conflict report.
   package init(
-    keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = []
+    keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = [],
+    otherDevice: SyncedVersion? = nil
   ) {
     self.keyID = keyID
     self.url = url
     self.resolution = resolution
     self.prunedCopies = prunedCopies
+    self.otherDevice = otherDevice
   }
 
   public var description: String {
     let what = url.map { "The file \($0.path)" } ?? "The stored value of \(keyID)"
+    if let otherDevice { return otherDevice.describe(resolution, of: what) }
     switch resolution {
     case .merged(let overlapping) where overlapping.isEmpty:
       return "\(what) was changed by another process; both changes were merged."
@@ -69,6 +81,8 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
       return
         "\(what) was deleted by another process while this one had unsaved changes; they "
         + "were saved again so nothing is lost."
+    case .notMerged(let reason):
+      return "\(what) was changed by another process whose version could not be read: \(reason)"
     }
   }
 }

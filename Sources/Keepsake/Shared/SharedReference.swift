@@ -78,8 +78,9 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
     // NB: a concrete cast: a cast to `any CoordinatedKey<Value>` (a parameterized protocol) was
     // most of an in-memory key's creation (measured); file keys are the coordinated ones.
-    let coordinated = (key as? FileStorageKey<Value>)?.withOwnState()
-    let key: any SharedKey<Value> = coordinated ?? key
+    let file = (key as? FileStorageKey<Value>)?.withOwnState()
+    let coordinated: (any CoordinatedKey<Value>)? = file
+    let key: any SharedKey<Value> = file ?? key
     let keyPaths = ReferenceKeyPaths<Value>.shared
     self.keyPaths = keyPaths
     self.valueKeyPath = keyPaths.value
@@ -92,8 +93,8 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     var loadError: SharedLoadError?
     // NB: concrete checks first: a protocol cast costs more than the rest of an in-memory key.
     let loadsLater: Bool
-    if let coordinated {
-      loadsLater = coordinated.loadsInBackground
+    if let file {
+      loadsLater = file.loadsInBackground
     } else if key is InMemoryKey<Value> {
       loadsLater = false
     } else {
@@ -115,6 +116,11 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
         kind: PersistenceMachine.kind(of: key, coordinated: coordinated),
         interval: key.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
         loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws))
+    // Devices: a sync engine's copies, merged by the key (`Sync/`), are reported to the machine
+    // like another process's save.
+    file?.reportSyncConflicts(fallback: fallback) { [weak self] conflict in
+      self?.send(.conflictReported(conflict.resolution, otherDevice: conflict.otherDevice))
+    }
     let subscription = key.subscribe(in: context) { [weak self] in
       self?.outsideChange()
     }

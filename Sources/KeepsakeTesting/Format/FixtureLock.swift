@@ -1,4 +1,5 @@
 import Foundation
+import Keepsake
 
 /// The lock of golden fixture hashes: `fixtures.lock`, one `<sha256 hex>  <file name>` line per
 /// fixture, so that editing a fixture is a loud, deliberate act.

@@ -1,3 +1,4 @@
+import Keepsake
 import KeepsakeTesting
 import Testing
 

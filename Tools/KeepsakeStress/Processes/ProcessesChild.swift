@@ -195,7 +195,7 @@ private final class ConflictCounter<Value: Sendable> {
     track()
     switch shared.lastConflict?.resolution {
     case .merged: merges += 1
-    case .keptBoth, .deletedElsewhere: keptBoth += 1
+    case .keptBoth, .deletedElsewhere, .notMerged: keptBoth += 1
     case nil: break
     }
   }

@@ -28,6 +28,9 @@ extension Simulation {
           case .deletedElsewhere:
             figures.deletedElsewhere += 1
             copy = nil
+          case .notMerged:
+            // NB: another device's copy; the simulation has no sync engine.
+            copy = nil
           }
           facts.append(.conflictReported(file: file.rawValue, by: process.name, copy: copy))
         }

@@ -19,12 +19,18 @@ public final class ChildProcess {
   private var reachedEnd = false
   private var exitStatus: Int32?
 
-  /// Starts `executable` with `arguments`; its standard output goes to a pipe read by
-  /// ``readLine()``, its standard error is the parent's unless `silencingErrors` (then it is
-  /// discarded, for children expected to crash with a long backtrace).
+  /// Starts `executable` with `arguments`.
+  ///
+  /// Its standard output goes to a pipe read by ``readLine()``, its standard error is the
+  /// parent's unless `silencingErrors` (then it is discarded, for children expected to crash with
+  /// a long backtrace). `environment` adds to or replaces variables of this process's
+  /// environment.
   ///
   /// - Throws: ``ChildProcessError`` when the pipe or the process cannot be created.
-  public init(executable: String, arguments: [String], silencingErrors: Bool = false) throws {
+  public init(
+    executable: String, arguments: [String], silencingErrors: Bool = false,
+    environment: [String: String] = [:]
+  ) throws {
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { throw ChildProcessError(what: "pipe", code: errno) }
     var actions = posix_spawn_file_actions_t()
@@ -38,8 +44,12 @@ public final class ChildProcess {
     }
     let argv = ([executable] + arguments).map { strdup($0) }
     defer { for argument in argv { free(argument) } }
+    var variables = ProcessInfo.processInfo.environment
+    for (name, value) in environment { variables[name] = value }
+    let envp = variables.map { strdup("\($0.key)=\($0.value)") }
+    defer { for variable in envp { free(variable) } }
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
+    let status = posix_spawn(&pid, executable, &actions, nil, argv + [nil], envp + [nil])
     close(fds[1])
     guard status == 0 else {
       close(fds[0])

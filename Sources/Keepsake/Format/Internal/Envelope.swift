@@ -1,17 +1,22 @@
-/// The two keys of a stored file: `{"content": ..., "version": N}`.
+/// The keys of a stored file: `{"content": ..., "version": N}`, and in a synced folder
+/// `"ancestry"` (see `Ancestry`), which readers ignore.
 enum EnvelopeCodingKey: String, CodingKey {
   case version
   case content
+  case ancestry
 }
 
 /// Writes a value inside its envelope in one encoding pass.
 struct EncodingEnvelope<Format: VersionedFormat>: Encodable {
   let value: Format.Value
+  /// Written only for files in a synced folder, so every other file keeps its exact bytes.
+  var ancestry: Ancestry? = nil
 
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: EnvelopeCodingKey.self)
     try container.encode(Format.currentVersion, forKey: .version)
     try container.encode(value, forKey: .content)
+    try container.encodeIfPresent(ancestry, forKey: .ancestry)
   }
 }
 

@@ -76,4 +76,11 @@ struct ConfinedFileSystem: FileSystem {
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     base.watch(confine(url), onChange: onChange)
   }
+
+  func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    base.watchEntries(of: confine(folder), matching: matching, onChange: onChange)
+  }
 }

@@ -77,6 +77,18 @@ package protocol FileSystem: Sendable {
   /// someone else; keep the returned watch alive for as long as notifications are wanted.
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription?
 
+  /// Calls `onChange` (on an arbitrary thread) when an entry of the folder at `folder` whose
+  /// name `matching` accepts may have been created or replaced: the conflict copies sync engines
+  /// put beside a file (see "Devices" in the Data safety article).
+  ///
+  /// `matching` is called on the watcher's own thread for every name the folder's events carry:
+  /// it must be quick and must not block. A file system that cannot watch a folder's entries
+  /// returns `nil` (the default); copies are then still found whenever the file itself changes.
+  func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription?
+
   /// Takes the exclusive lock of the file at `url`, shared with every other process and every
   /// other storage context, waiting up to `timeout` while someone else holds it.
   ///
@@ -170,6 +182,12 @@ package struct FileIdentity: Hashable, Sendable {
 }
 
 extension FileSystem {
+  /// No watch of a folder's entries: test doubles that wrap a disk see only the file's changes.
+  package func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? { nil }
+
   /// Takes the exclusive lock of the file at `url`, waiting up to ``FileLock/defaultTimeout``.
   ///
   /// - Throws: ``FileSystemError``, as ``lockExclusively(_:timeout:)`` does.

@@ -22,6 +22,11 @@ package final class InMemoryFileSystem: FileSystem {
     var identities: [String: UInt64] = [:]
     var folders: Set<String> = ["/"]
     var watchers = KeyedObservers()
+    /// Watches of a folder's entries by name (sync engines' conflict copies), by id.
+    var entryWatchers:
+      [Int: (folder: String, matching: @Sendable (String) -> Bool, onChange: @Sendable () -> Void)] =
+        [:]
+    var nextEntryWatcher = 0
     var operations: [FileSystemOperationRecord] = []
     var faultHandler: FileSystemFaultHandler?
   }
@@ -53,7 +58,9 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// How many watches are live on this disk: for tests of reference lifetime.
-  package var watcherCount: Int { state.withLock { $0.watchers.count } }
+  package var watcherCount: Int {
+    state.withLock { $0.watchers.count + $0.entryWatchers.count }
+  }
 
   /// All files on this disk, by path.
   package var files: [String: Data] { state.withLock { $0.files } }
@@ -72,7 +79,7 @@ package final class InMemoryFileSystem: FileSystem {
         state.files[path] = nil
       }
       guard notifyingWatchers else { return [] }
-      return state.watchers.callbacks { $0 == path }
+      return Self.callbacks(for: path, in: state)
     }
     for callback in callbacks { callback() }
   }
@@ -170,7 +177,7 @@ package final class InMemoryFileSystem: FileSystem {
       // The rename already happened: a failed folder flush is reported but the new bytes stay,
       // exactly as on a real disk.
       try Self.perform(.fsync, folder, &state)
-      return state.watchers.callbacks { $0 == path }
+      return Self.callbacks(for: path, in: state)
     }
     for callback in callbacks { callback() }
   }
@@ -219,9 +226,36 @@ package final class InMemoryFileSystem: FileSystem {
     return StorageSubscription { [weak self] in self?.state.withLock { $0.watchers.remove(id) } }
   }
 
+  package func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let path = Self.key(folder)
+    let id = state.withLock { state in
+      defer { state.nextEntryWatcher += 1 }
+      state.entryWatchers[state.nextEntryWatcher] = (path, matching, onChange)
+      return state.nextEntryWatcher
+    }
+    return StorageSubscription { [weak self] in
+      _ = self?.state.withLock { $0.entryWatchers.removeValue(forKey: id) }
+    }
+  }
+
   // MARK: - Internals
 
   private static func key(_ url: URL) -> String { url.standardizedFileURL.path }
+
+  /// The watchers of the file at `path` and of its folder's entries of that name.
+  private static func callbacks(for path: String, in state: State) -> [@Sendable () -> Void] {
+    var callbacks = state.watchers.callbacks { $0 == path }
+    guard !state.entryWatchers.isEmpty else { return callbacks }
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    for watcher in state.entryWatchers.values where watcher.folder == folder {
+      if watcher.matching(name) { callbacks.append(watcher.onChange) }
+    }
+    return callbacks
+  }
 
   private static func addFolders(of path: String, to state: inout State) {
     var folder = (path as NSString).deletingLastPathComponent

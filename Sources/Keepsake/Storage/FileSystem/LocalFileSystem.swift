@@ -210,6 +210,14 @@ package struct LocalFileSystem: FileSystem {
     FolderWatcher.watch(url, onChange: onChange)
   }
 
+  package func watchEntries(
+    of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    FolderWatcher.shared.subscribe(
+      entriesOf: folder.resolvingSymlinksInPath(), matching: matching, onChange: onChange)
+  }
+
   // MARK: - Helpers
 
   /// Creates a temporary file beside `target`, fills it with `fill`, and flushes it to disk;

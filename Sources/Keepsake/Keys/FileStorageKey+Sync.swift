@@ -1,0 +1,157 @@
+import Foundation
+
+// A file key in a synced folder (see "Devices" in the Data safety article): the few places the
+// key's own code calls into `Sync/`. Outside synced folders every one of them does nothing but
+// look up whether the folder is synced, so such files keep their exact bytes.
+
+extension FileStorageKey {
+  /// What the sync code needs of the key.
+  var syncTarget: SyncTarget<Value> {
+    // NB: the file with its links resolved, where the key reads, writes and keeps its copies.
+    SyncTarget(
+      url: file, keyID: id, decode: decode, encode: encode,
+      encodeWithAncestry: sync.encodeWithAncestry, merge: merge,
+      maximumFileSize: maximumFileSize, options: sync.options)
+  }
+
+  /// The same key with other sync settings: for tests and tools.
+  package func syncOptions(_ options: SyncOptions) -> FileStorageKey {
+    var copy = self
+    copy.sync.options = options
+    return copy
+  }
+
+  /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
+  /// it is the parent of the next save and a base this device keeps.
+  func syncDidRead(_ data: Data?, in context: StorageContext) {
+    let state = sync.state
+    guard let data else {
+      state.setKnown(nil)
+      return
+    }
+    let target = syncTarget
+    guard state.isSynced(target, in: context, data: data) else { return }
+    let version = FileVersion(data, readsAncestry: target.carriesAncestry)
+    state.setKnown(version)
+    let store = target.store(in: context)
+    SyncState<Value>.queue.async {
+      store.record(
+        data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice,
+        of: target.url)
+    }
+  }
+
+  /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
+  /// the one the key last read or wrote.
+  func syncEncode(_ value: Value, in context: StorageContext) throws -> Data {
+    let target = syncTarget
+    guard target.carriesAncestry, sync.state.isSynced(target, in: context, data: nil) else {
+      return try encode(value)
+    }
+    let ancestry = Ancestry.child(
+      of: sync.state.known, writer: sync.state.device(target, in: context))
+    return try target.encode(value, ancestry: ancestry)
+  }
+
+  /// The key wrote `data`: the parent of its next save, and a save this device keeps.
+  func syncDidWrite(_ data: Data, in context: StorageContext) {
+    let target = syncTarget
+    let state = sync.state
+    guard state.isSynced(target, in: context, data: data) else { return }
+    let version = FileVersion(data, readsAncestry: target.carriesAncestry)
+    state.setKnown(version)
+    let store = target.store(in: context)
+    SyncState<Value>.queue.async {
+      store.record(
+        data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice,
+        of: target.url)
+    }
+  }
+
+  /// Before the first read, merges the copies already beside the file.
+  ///
+  /// Only in a folder an engine's marker names: the first value read then includes them (a
+  /// command-line tool's one read, an app's first screen). It waits for the lock only briefly;
+  /// what it cannot do here, the background scan does.
+  func syncMergeBeforeLoading(in context: StorageContext) {
+    let target = syncTarget
+    guard SyncFolder.engine(containing: target.folder, in: context.fileSystem) != nil,
+      sync.state.isSynced(target, in: context, data: nil)
+    else { return }
+    SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .milliseconds(200), atLoad: true)
+  }
+
+  /// Before the key takes in a changed file: in a synced folder, merges the copies beside it
+  /// and the saves it dropped first, so that the value taken in (and shown) never lacks a save
+  /// of this device that a copy still holds; returns whether the file may have changed.
+  ///
+  /// Runs under the file's lock when this reference holds it (a save, a transaction), else takes
+  /// it briefly; what it cannot do now, the background scan does.
+  func syncMergeBeforeReading(in context: StorageContext) -> Bool {
+    let target = syncTarget
+    guard case .synced = sync.state.mode else { return false }
+    let outcome = SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .milliseconds(200), atLoad: false, holdingLock: sync.state.holdsLock)
+    if outcome.busy || !outcome.waiting.isEmpty {
+      sync.state.scheduleScan(target, in: context, after: .milliseconds(50))
+    }
+    return !outcome.merged.isEmpty || outcome.restoredSaves > 0
+  }
+
+  /// Watches the file (`watch`, the key's own subscription) and the copies engines put beside
+  /// it, and scans for them once now in the background.
+  func syncSubscribe(
+    in context: StorageContext, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let target = syncTarget
+    let state = sync.state
+    let watched = context.fileSystem.watch(file) {
+      onChange()
+      state.fileChanged(target, in: context)
+    }
+    let copies = context.fileSystem.watchEntries(
+      of: target.folder, matching: { target.isCopy($0) },
+      onChange: {
+        state.markSynced(by: nil)
+        state.scheduleScan(target, in: context, after: .milliseconds(50))
+      })
+    // NB: a file known to be outside synced folders is not scanned now (a copy appearing later
+    // marks it synced); one not decided yet is, in the background.
+    if state.mode != .notSynced { state.scheduleScan(target, in: context) }
+    return StorageSubscription(
+      onCancel: {
+        state.cancel()
+        watched?.cancel()
+        copies?.cancel()
+      },
+      failure: { watched?.failure ?? copies?.failure })
+  }
+
+  /// Merges the copies beside the file now, on the calling thread: for tests of the resolver.
+  ///
+  /// - Returns: The names of the copies merged (or found already in the file) and removed.
+  @discardableResult
+  package func mergeConflictCopies(in context: StorageContext) -> [String] {
+    let target = syncTarget
+    _ = sync.state.isSynced(target, in: context, data: nil)
+    return SyncResolver(target: target, context: context, state: sync.state)
+      .run(lockTimeout: .seconds(5), atLoad: false).merged
+  }
+}
+
+extension FileStorageKey: SyncReportingKey {
+  func reportSyncConflicts(
+    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void
+  ) {
+    sync.state.attach(fallback: fallback, report: report)
+  }
+}
+
+/// A key that resolves conflicts on its own (a sync engine's copies of its file) and tells its
+/// reference through this channel, so they reach ``Shared/lastConflict``.
+protocol SyncReportingKey<Value>: SharedKey {
+  /// Connects the reference: `fallback` is its default, `report` takes each conflict.
+  func reportSyncConflicts(
+    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void)
+}

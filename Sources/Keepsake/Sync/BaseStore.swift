@@ -1,0 +1,259 @@
+import Foundation
+import Synchronization
+
+/// This device's copies of recent versions of files in synced folders: the merge bases of the
+/// engines' conflict copies, kept *outside* the synced folders so that no engine ever carries
+/// them to another device.
+///
+/// It lives in `$XDG_STATE_HOME/keepsake/` (else `~/.local/state/keepsake/`) on Linux and in
+/// Application Support on Apple platforms, on the storage context's file system: under test,
+/// on the test's own disk. Per file, a folder holds whole versions, one file each, named
+/// `<time>-<kind>-<hash>.json` (`kind`: `w` a save of this device, `m` a merge this device
+/// wrote, `r` a version it read), so that every process of the device shares them without an
+/// index to lock. It also keeps the device's ID (`device`), which this device's saves write into
+/// their ancestry.
+///
+/// It is a cache of the data in the files, never the only copy of anything: losing it (a
+/// crash before a record is written, a person removing the folder) makes the next merge fall
+/// back to an older common version or the key's default, and the conflict report says so.
+struct BaseStore: Sendable {
+  /// What a stored version was to this device.
+  enum Kind: String, Sendable {
+    /// A save of this device.
+    case wrote = "w"
+    /// A merge of a conflict copy, written by this device.
+    case merged = "m"
+    /// A version this device read (another device's, or another process's).
+    case read = "r"
+
+    /// Written by this device, so only this device may hold it.
+    var isOwn: Bool { self != .read }
+  }
+
+  /// One stored version.
+  struct Record: Equatable, Sendable {
+    var name: String
+    var stamp: UInt64
+    var kind: Kind
+    var hash: String
+    /// For a merge of a plain file: the two versions it merged (their hashes).
+    var parents: [String]
+  }
+
+  let fileSystem: any FileSystem
+  /// The `keepsake` state folder.
+  let root: URL
+
+  /// The most versions of a file kept: the newest, as many as ``keptBytes`` allows, between
+  /// ``fewestKept`` and this; and beyond them the newest of each kind below.
+  ///
+  /// NB: generous, because the base a merge needs is a version both sides had, which may be
+  /// hundreds of saves old when devices edit busily while apart (measured in the devices
+  /// campaign: 16 kept versions were a few seconds of three devices' edits).
+  static let keptVersions = 256
+  /// ``keptVersions`` for this store (tests keep fewer).
+  var keptVersions = BaseStore.keptVersions
+  /// How many of this device's own saves and merges are kept beyond those.
+  static let keptOwn = 8
+  /// How many versions read from elsewhere are kept beyond those.
+  static let keptRead = 8
+  /// About the most bytes kept for one file: a large file keeps fewer versions.
+  static let keptBytes = 16 << 20
+  /// The fewest versions kept of a file, however large.
+  static let fewestKept = 16
+
+  /// The store of `context`: its file system, at the platform's state folder.
+  init(context: StorageContext, environment: [String: String]? = nil) {
+    self.fileSystem = context.fileSystem
+    self.root = Self.defaultRoot(environment: environment ?? ProcessInfo.processInfo.environment)
+  }
+
+  init(fileSystem: any FileSystem, root: URL) {
+    self.fileSystem = fileSystem
+    self.root = root
+  }
+
+  /// `$XDG_STATE_HOME/keepsake` (else `~/.local/state/keepsake`) on Linux, Application
+  /// Support's `keepsake` folder on Apple platforms.
+  static func defaultRoot(environment: [String: String]) -> URL {
+    #if canImport(Darwin)
+      let support =
+        FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
+          "Library/Application Support")
+      return support.appendingPathComponent("keepsake", isDirectory: true)
+    #else
+      if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+        return URL(fileURLWithPath: state, isDirectory: true)
+          .appendingPathComponent("keepsake", isDirectory: true)
+      }
+      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      return URL(fileURLWithPath: home, isDirectory: true)
+        .appendingPathComponent(".local/state/keepsake", isDirectory: true)
+    #endif
+  }
+
+  // MARK: - The device
+
+  /// This device's ID, made on first use: seven characters of base 32 (as Syncthing's short IDs).
+  ///
+  /// - Throws: ``FileSystemError`` when the state folder cannot be read or written.
+  func deviceID() throws -> String {
+    let url = root.appendingPathComponent("device")
+    if let known = Self.knownDevices.withLock({ $0[cacheKey(url)] }) { return known }
+    let lock = try fileSystem.lockExclusively(url)
+    defer { lock.release() }
+    if let data = try fileSystem.contents(of: url, maximumSize: 64) {
+      let text = String(decoding: data, as: UTF8.self).trimmingCharacters(
+        in: .whitespacesAndNewlines)
+      if Ancestry.isDevice(text[...]), text.count == 7 {
+        remember(text, at: url)
+        return text
+      }
+    }
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    let id = String((0..<7).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
+    try fileSystem.writeAtomically(Data((id + "\n").utf8), to: url)
+    remember(id, at: url)
+    return id
+  }
+
+  /// Device IDs already read, on the real disk only: an in-memory disk of a test is fresh each
+  /// time and must not inherit another test's device.
+  private static let knownDevices = Mutex<[String: String]>([:])
+
+  private func cacheKey(_ url: URL) -> String {
+    fileSystem is LocalFileSystem ? url.path : ""
+  }
+
+  private func remember(_ id: String, at url: URL) {
+    guard fileSystem is LocalFileSystem else { return }
+    Self.knownDevices.withLock { $0[url.path] = id }
+  }
+
+  // MARK: - Versions of a file
+
+  /// The folder of `file`'s versions: its name and a hash of its path, so that two files of the
+  /// same name never share one.
+  func folder(for file: URL) -> URL {
+    let path = file.standardizedFileURL.path
+    let name = file.lastPathComponent.filter { $0 != "/" }
+    return root.appendingPathComponent("versions", isDirectory: true)
+      .appendingPathComponent(
+        "\(name)-\(FileVersion.hash(of: Data(path.utf8)))", isDirectory: true)
+  }
+
+  /// The stored versions of `file`, newest first.
+  func records(for file: URL) -> [Record] {
+    let names = (try? fileSystem.contentsOfDirectory(at: folder(for: file))) ?? []
+    return names.compactMap(Self.record(named:)).sorted { $0.stamp > $1.stamp }
+  }
+
+  /// The bytes of the version of `file` whose hash is `hash`, if this device keeps it.
+  func contents(ofVersion hash: String, of file: URL, maximumSize: Int) -> Data? {
+    for record in records(for: file) where record.hash == hash {
+      let url = folder(for: file).appendingPathComponent(record.name)
+      // NB: a copy whose bytes no longer hash to its name (damaged) is not a base.
+      if let data = try? fileSystem.contents(of: url, maximumSize: maximumSize),
+        FileVersion.hash(of: data) == hash
+      {
+        return data
+      }
+    }
+    return nil
+  }
+
+  /// The bytes of `record`, if they are still there and intact.
+  func contents(of record: Record, of file: URL, maximumSize: Int) -> Data? {
+    let url = folder(for: file).appendingPathComponent(record.name)
+    guard let data = try? fileSystem.contents(of: url, maximumSize: maximumSize),
+      FileVersion.hash(of: data) == record.hash
+    else { return nil }
+    return data
+  }
+
+  /// Keeps `data`, a version of `file` whose hash is `hash`, then drops what the bounds no
+  /// longer keep; failures are ignored (see the type's note: this is a cache).
+  ///
+  /// `keeping` names versions kept beyond the bounds, if this device has them: the newest
+  /// version of each device that `data` lists (see `FileVersion.newestOfEachDevice`).
+  func record(
+    _ data: Data, hash: String, kind: Kind, parents: [String] = [], keeping: Set<String> = [],
+    of file: URL
+  ) {
+    let existing = records(for: file)
+    // The same version of the same kind is already kept: nothing new to learn.
+    if existing.contains(where: { $0.hash == hash && $0.kind == kind && $0.parents == parents }) {
+      return
+    }
+    let stamp = Self.nextStamp()
+    let name = Self.name(stamp: stamp, kind: kind, hash: hash, parents: parents)
+    try? fileSystem.writeAtomically(data, to: folder(for: file).appendingPathComponent(name))
+    let all =
+      [Record(name: name, stamp: stamp, kind: kind, hash: hash, parents: parents)] + existing
+    evict(all, versionSize: data.count, keeping: keeping, of: file)
+  }
+
+  /// Removes the versions the bounds do not keep: the newest (see ``keptVersions``), and beyond
+  /// them the newest ``keptOwn`` of this device's and ``keptRead`` read ones, and those
+  /// `keeping` names.
+  private func evict(
+    _ records: [Record], versionSize: Int, keeping: Set<String>, of file: URL
+  ) {
+    let newest = min(keptVersions, max(Self.fewestKept, Self.keptBytes / max(1, versionSize)))
+    var keep = Set(records.filter { keeping.contains($0.hash) }.map(\.name))
+    var seen: Set<String> = []
+    var own = 0
+    var read = 0
+    var kept = 0
+    for record in records {
+      // One copy per version and kind: the newest.
+      guard seen.insert("\(record.kind.rawValue)\(record.hash)").inserted else { continue }
+      if kept < newest {
+        kept += 1
+        keep.insert(record.name)
+      } else if record.kind.isOwn && own < Self.keptOwn {
+        keep.insert(record.name)
+        own += 1
+      } else if !record.kind.isOwn && read < Self.keptRead {
+        keep.insert(record.name)
+        read += 1
+      }
+    }
+    let folder = folder(for: file)
+    for record in records where !keep.contains(record.name) {
+      try? fileSystem.removeItem(at: folder.appendingPathComponent(record.name))
+    }
+  }
+
+  // MARK: - Names
+
+  private static func name(stamp: UInt64, kind: Kind, hash: String, parents: [String]) -> String {
+    let digits = String(stamp)
+    let padded = String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+    return ([padded, kind.rawValue, hash] + parents).joined(separator: "-") + ".json"
+  }
+
+  static func record(named name: String) -> Record? {
+    guard name.hasSuffix(".json") else { return nil }
+    let parts = name.dropLast(5).split(separator: "-")
+    guard parts.count == 3 || parts.count == 5, let stamp = UInt64(parts[0]),
+      let kind = Kind(rawValue: String(parts[1])),
+      parts.dropFirst(2).allSatisfy({ $0.count == 12 })
+    else { return nil }
+    return Record(
+      name: name, stamp: stamp, kind: kind, hash: String(parts[2]),
+      parents: parts.dropFirst(3).map(String.init))
+  }
+
+  /// Microseconds since 1970, strictly increasing within the process.
+  private static func nextStamp() -> UInt64 {
+    let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+    return lastStamp.withLock { last in
+      last = max(now, last + 1)
+      return last
+    }
+  }
+
+  private static let lastStamp = Mutex<UInt64>(0)
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A file key's part in keeping its file whole across devices: how its values carry their
+/// ancestry, and the state of the reference it belongs to (see `SyncState`).
+///
+/// Stored in ``FileStorageKey`` as one property, so the key's own code calls it in a handful of
+/// places: after every read and write, to encode a value, and to subscribe (see
+/// `FileStorageKey+Sync.swift`).
+struct FileSync<Value: Sendable>: Sendable {
+  /// Encodes a value with its ancestry: set by `.fileStorage(_:format:)`; `nil` for plain JSON,
+  /// which cannot carry it.
+  var encodeWithAncestry: (@Sendable (Value, Ancestry) throws -> Data)?
+  /// The settings.
+  var options = SyncOptions()
+  /// The state of the reference that owns the key (see `withOwnState()`).
+  var state = SyncState<Value>()
+
+  /// A copy with a fresh state, for the reference that takes the key.
+  func withOwnState() -> FileSync {
+    var copy = self
+    copy.state = SyncState()
+    return copy
+  }
+}
+
+/// How a file key deals with sync engines' copies: settings for tests and tools.
+package struct SyncOptions: Sendable, Equatable {
+  /// How long a device that lacks the merge base waits for a device that has it to merge a
+  /// copy, before it merges against an older common version or the key's default itself.
+  package var baseWait: Duration = .seconds(20)
+  /// Where this device keeps its versions; `nil` for the platform's state folder (see
+  /// `BaseStore`).
+  package var stateFolder: URL?
+
+  /// The defaults.
+  package init() {}
+}
+
+/// What the sync code needs of a file key, without reaching into it.
+struct SyncTarget<Value: Sendable>: Sendable {
+  let url: URL
+  let keyID: SharedKeyID
+  let decode: @Sendable (Data) throws -> Value
+  let encode: @Sendable (Value) throws -> Data
+  let encodeWithAncestry: (@Sendable (Value, Ancestry) throws -> Data)?
+  let merge: SharedMerge<Value>?
+  let maximumFileSize: Int
+  let options: SyncOptions
+
+  /// Whether the file's bytes carry their ancestry (versioned formats).
+  var carriesAncestry: Bool { encodeWithAncestry != nil }
+
+  /// The file's folder.
+  ///
+  /// NB: by the path's string: on Linux `deletingLastPathComponent()` standardizes and resolves
+  /// links with a system call per component, on every key's creation.
+  var folder: URL {
+    let path = url.path
+    guard let slash = path.lastIndex(of: "/") else { return url.deletingLastPathComponent() }
+    return URL(fileURLWithPath: slash == path.startIndex ? "/" : String(path[..<slash]))
+  }
+  var fileName: String { url.lastPathComponent }
+
+  /// This device's store of versions on `context`'s file system.
+  func store(in context: StorageContext) -> BaseStore {
+    if let folder = options.stateFolder {
+      return BaseStore(fileSystem: context.fileSystem, root: folder)
+    }
+    return BaseStore(context: context)
+  }
+
+  /// Whether `name` is a sync engine's copy of this file; a cheap test first, since the watcher
+  /// asks it of every name in the folder.
+  func isCopy(_ name: String) -> Bool {
+    ConflictCopyName.mightBeCopy(name) && ConflictCopyName.engine(ofCopy: name, of: fileName) != nil
+  }
+
+  /// The bytes for `value`: with ancestry when the file is synced and the format carries it.
+  func encode(_ value: Value, ancestry: Ancestry?) throws -> Data {
+    if let ancestry, let encodeWithAncestry { return try encodeWithAncestry(value, ancestry) }
+    return try encode(value)
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+
+/// Whether a folder lies in a tree a sync engine keeps, by the marker each engine leaves at the
+/// top of its tree: only there do files carry their ancestry, so that every other file keeps its
+/// exact bytes.
+///
+/// - Syncthing: a `.stfolder` folder (a file, in versions before 0.14.?);
+/// - Dropbox: a `.dropbox` file;
+/// - Nextcloud and ownCloud: their sync log, `.nextcloudsync.log` or `.owncloudsync.log`;
+/// - iCloud Drive: a path under `Library/Mobile Documents` (Apple platforms).
+///
+/// A folder without a marker (a Dropbox folder under macOS's File Provider, say) is taken as
+/// synced as soon as a conflict copy appears in it.
+enum SyncFolder {
+  /// The engine whose tree `folder` is in, or `nil`.
+  ///
+  /// NB: on the real disk the answer is kept for the life of the process (each folder walks up
+  /// to the root once: a few `stat`s per level); an in-memory disk is asked every time.
+  static func engine(containing folder: URL, in fileSystem: any FileSystem) -> SyncEngine? {
+    // NB: the path as given, not standardized: standardizing costs system calls on Linux, and
+    // a key's folder is already the path its identity was made from.
+    let path = folder.path
+    let caches = fileSystem is LocalFileSystem
+    if caches, let known = cache.withLock({ $0[path] }) { return known }
+    let found = look(from: path, in: fileSystem)
+    if caches { cache.withLock { $0[path] = found } }
+    return found
+  }
+
+  private static let cache = Mutex<[String: SyncEngine?]>([:])
+
+  /// The markers, in the order they are looked for in each folder.
+  static let markers: [(name: String, engine: SyncEngine)] = [
+    (".stfolder", .syncthing), (".dropbox", .dropbox), (".nextcloudsync.log", .nextcloud),
+    (".owncloudsync.log", .ownCloud),
+  ]
+
+  private static func look(from path: String, in fileSystem: any FileSystem) -> SyncEngine? {
+    #if canImport(Darwin)
+      if path.contains("/Library/Mobile Documents/") { return .iCloudDrive }
+    #endif
+    var components = FolderPath.components(path)
+    // NB: bounded, so a path of thousands of components costs no more than 64 levels.
+    var levels = 0
+    while levels < 64 {
+      let folder = FolderPath.path(components, count: components.count)
+      for marker in markers {
+        let url = URL(fileURLWithPath: folder).appendingPathComponent(marker.name)
+        if (try? fileSystem.identity(of: url)) != nil { return marker.engine }
+      }
+      guard !components.isEmpty else { return nil }
+      components.removeLast()
+      levels += 1
+    }
+    return nil
+  }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+// The merge base of a copy and the file: the version both sides started from.
+//
+// With ancestry (versioned formats), it is their newest common version, named by the lists the
+// two versions carry: the same on every device. A device that does not hold that version waits
+// for one that does (its merge arrives through the engine, and the copy with it goes away), up
+// to `SyncOptions.baseWait`; then it takes the newest older common version it holds, or the
+// key's default, and says so in the report. Once merged, the result names both sides as its
+// parents, so two devices that merged the same copy differently meet again with both parents as
+// common versions, and the next merge is the same everywhere: the design converges.
+//
+// Without ancestry (plain JSON), only this device's own history is there to guess from.
+
+extension SyncResolver {
+  /// The value to merge against and what it is, or `nil` to wait (for a device that holds the
+  /// base, or at load for the reference's default).
+  func findBase(
+    _ mine: FileVersion, _ copy: FileVersion, for name: String, atLoad: Bool
+  ) -> (Value, SyncedVersion.MergeBase)? {
+    if mine.ancestry != nil && copy.ancestry != nil {
+      let common = mine.commonVersions(with: copy)
+      if !common.isEmpty {
+        if let value = newestCommon(common) { return (value, .newestCommonVersion) }
+        if atLoad || state.waited(for: name) < target.options.baseWait { return nil }
+        for entry in common.dropFirst() {
+          if let value = held(entry.hash) { return (value, .olderCommonVersion) }
+        }
+      }
+    } else if let value = guessedBase(mine, copy) {
+      return (value, .guessed)
+    }
+    // NB: no common version at all: no device can hold one, so there is nothing to wait for.
+    guard let fallback = state.fallback else { return nil }
+    return (fallback, .missing)
+  }
+
+  /// The base of two versions whose common versions are `common` (newest first), or `nil`
+  /// when this device does not hold what it takes.
+  ///
+  /// Usually the newest common version. But when devices merged copies concurrently, two common
+  /// versions may each be newer than the other's history (a criss-cross: neither includes the
+  /// other), and taking one alone would make a change of the other look new on one side only (a
+  /// deletion would come back). The base is then their merge, against their own newest common
+  /// version, as git's recursive strategy does: the same on every device that holds them.
+  private func newestCommon(_ common: [Ancestry.Entry]) -> Value? {
+    guard let newest = common.first else { return nil }
+    var tops: [(version: FileVersion, value: Value)] = []
+    for entry in common {
+      // NB: older than the recent window of the newest, whether one includes it cannot be
+      // told from its list; by then it is in practice an ancestor of the newest.
+      if entry.generation <= newest.generation - Ancestry.recentWindow { break }
+      if tops.contains(where: { $0.version.includes(entry.hash) }) { continue }
+      guard let data = heldData(entry.hash), let value = try? target.decode(data) else {
+        return nil
+      }
+      tops.append((FileVersion(data, readsAncestry: true), value))
+    }
+    guard tops.count > 1 else { return tops.first?.value }
+    guard let merge = target.merge else { return nil }
+    var shared = Set(tops[0].version.lineage.map(\.hash))
+    for top in tops.dropFirst() { shared.formIntersection(top.version.lineage.map(\.hash)) }
+    let inner =
+      tops[0].version.lineage.filter { shared.contains($0.hash) }
+      .sorted(by: Ancestry.Entry.newerFirst)
+      .lazy.compactMap { held($0.hash) }.first ?? state.fallback
+    guard let inner else { return nil }
+    var value = tops[0].value
+    for top in tops.dropFirst() {
+      value = merge.merge(base: inner, ours: value, theirs: top.value).value
+    }
+    return value
+  }
+
+  /// This device's best guess for files without ancestry (see ``SyncedVersion/MergeBase/guessed``).
+  ///
+  /// 1. When one side is a merge this device wrote, the two devices merged the same pair into
+  ///    different results (their guesses differed): the pair's first version, the file as it
+  ///    was then, is what both take now, so they agree from here on.
+  /// 2. Otherwise the newest version this device has that the other device has too, as far as it
+  ///    can tell: one it received from elsewhere, or a merge it wrote (the same on every device).
+  ///    Its own plain saves are left out: they may never have reached the other device.
+  private func guessedBase(_ mine: FileVersion, _ copy: FileVersion) -> Value? {
+    let records = store.records(for: target.url)
+    for side in [mine.hash, copy.hash] {
+      let merge = records.first { (record: BaseStore.Record) in
+        record.kind == .merged && record.hash == side && record.parents.count == 2
+      }
+      if let merge, let value = held(merge.parents[0]) { return value }
+    }
+    let saves = Set(
+      records.filter { (record: BaseStore.Record) in record.kind == .wrote }.map(\.hash))
+    for record in records where record.kind == .merged || !saves.contains(record.hash) {
+      if let value = held(record.hash) { return value }
+    }
+    return nil
+  }
+
+  /// The value of the version `hash`, if this device keeps it and it still decodes.
+  private func held(_ hash: String) -> Value? {
+    heldData(hash).flatMap { try? target.decode($0) }
+  }
+
+  /// The bytes of the version `hash`, if this device keeps them.
+  private func heldData(_ hash: String) -> Data? {
+    store.contents(ofVersion: hash, of: target.url, maximumSize: target.maximumFileSize)
+  }
+}

@@ -1,0 +1,363 @@
+import Foundation
+
+/// Merges the versions a sync engine left beside a file back into it: each conflict copy (and,
+/// on Apple platforms, each unresolved iCloud Drive version), and any save of this device that
+/// another device's version replaced without including it.
+///
+/// One scan, under the file's cross-process lock (the same `FileSystem.lockExclusively` every
+/// save takes):
+/// 1. read the file; if it is unreadable, stop: nothing is written over it (rule "A file
+///    Keepsake cannot read is never overwritten");
+/// 2. for each copy, oldest name first: read and decode it. An unreadable copy, or one from a
+///    newer version of the app, is reported and left where it is, never removed. A copy the file
+///    already includes is removed; otherwise the value's merge combines the file (ours) and the
+///    copy (theirs) against their newest common version (see `SyncResolver+Base.swift`), the
+///    result is written durably, and only then is the copy removed. A value that cannot merge
+///    keeps both: the copy stays and is reported;
+/// 3. for a file that carries its ancestry, each recent save of this device that the file does
+///    not include, and that is not an older version the file came back to, is merged back the
+///    same way.
+///
+/// The reference is not involved: it sees the merged file as any outside change, and merges a
+/// pending change of its own with it as it would with another process's save. Conflicts reach
+/// its ``Shared/lastConflict`` through `SyncState.report(_:)`.
+struct SyncResolver<Value: Sendable> {
+  let target: SyncTarget<Value>
+  let context: StorageContext
+  let state: SyncState<Value>
+
+  /// What a scan did, for tests of the resolver on its own.
+  struct Outcome: Equatable {
+    /// Copies merged into the file (or found included in it) and removed.
+    var merged: [String] = []
+    /// Copies left where they are for good: they cannot merge or cannot be read.
+    var kept: [String] = []
+    /// Copies that wait for a device that holds their base, or for the reference's default.
+    var waiting: [String] = []
+    /// Saves of this device taken back into the file.
+    var restoredSaves = 0
+    /// The lock was busy or a write failed: worth trying again soon.
+    var busy = false
+    /// The file cannot be read: nothing is merged into it until it changes.
+    var blocked = false
+
+    var stopped: Bool { busy || blocked }
+  }
+
+  private var fileSystem: any FileSystem { context.fileSystem }
+  var store: BaseStore { target.store(in: context) }
+
+  // MARK: - Scanning
+
+  /// Scans in the background: waits for the lock a while, and schedules itself again when a
+  /// copy waits for a base or the lock was busy.
+  func scan() {
+    let outcome = run(lockTimeout: .seconds(2), atLoad: false)
+    // NB: a copy kept for good (it cannot merge, or cannot be read) is looked at again only when
+    // the folder changes; one that waits for a base is retried until the wait is over.
+    if outcome.busy {
+      state.scheduleScan(target, in: context, after: .seconds(1))
+    } else if !outcome.waiting.isEmpty {
+      state.scheduleScan(target, in: context, after: retryDelay)
+    }
+  }
+
+  /// How soon a copy that waits for a base is looked at again.
+  private var retryDelay: Duration {
+    min(max(target.options.baseWait / 4, .milliseconds(100)), .seconds(5))
+  }
+
+  /// One scan; at load (on the caller's thread, before the first read), it waits for the lock
+  /// only briefly, and leaves to the background what needs a wait or the reference's default.
+  ///
+  /// `holdingLock`: the reference holds the file's lock already (a save or a transaction that
+  /// is about to take a changed file in): the scan runs under it.
+  @discardableResult
+  func run(lockTimeout: Duration, atLoad: Bool, holdingLock: Bool = false) -> Outcome {
+    var outcome = Outcome()
+    // NB: a file outside synced folders costs no listing (keys in one folder list it once, for
+    // leftovers: `TemporaryFile`); a copy appearing beside it later marks it synced first.
+    guard state.isSynced(target, in: context, data: nil) else { return outcome }
+    let names = (try? fileSystem.contentsOfDirectory(at: target.folder)) ?? []
+    var others: [OtherVersion] = []
+    for name in names.sorted() {
+      guard ConflictCopyName.mightBeCopy(name),
+        let engine = ConflictCopyName.engine(ofCopy: name, of: target.fileName)
+      else { continue }
+      state.markSynced(by: engine)
+      let url = target.folder.appendingPathComponent(name)
+      others.append(
+        OtherVersion(
+          name: name, origin: .conflictCopy(url, engine: engine),
+          read: { [fileSystem, target] in
+            try fileSystem.contents(of: url, maximumSize: target.maximumFileSize)
+          },
+          discard: { [fileSystem] in try fileSystem.removeItem(at: url) }))
+    }
+    others += ICloudVersions.others(of: target.url)
+    // NB: at load too: an app that starts (or a command that runs) on a file that dropped one of
+    // its saves must show that save before the person changes anything.
+    let checksSaves = target.carriesAncestry
+    guard !others.isEmpty || checksSaves else { return outcome }
+
+    var lock: FileLock?
+    if !holdingLock {
+      do {
+        lock = try fileSystem.lockExclusively(target.url, timeout: lockTimeout)
+      } catch {
+        outcome.busy = true
+        return outcome
+      }
+    }
+    defer { lock?.release() }
+    ICloudVersions.coordinate(target.url) {
+      guard var file = readFile() else {
+        outcome.blocked = true
+        return
+      }
+      for other in others {
+        merge(other, into: &file, atLoad: atLoad, outcome: &outcome)
+        if outcome.stopped { return }
+      }
+      if checksSaves { restoreOverwrittenSaves(into: &file, outcome: &outcome) }
+    }
+    return outcome
+  }
+
+  // MARK: - The file
+
+  /// The file as a scan holds it: its bytes and value, or nothing (no file yet).
+  struct File {
+    var data: Data?
+    var value: Value?
+  }
+
+  /// Reads and decodes the file; `nil` when it cannot be read (it is protected: the reference
+  /// reports it).
+  private func readFile() -> File? {
+    guard let data = try? fileSystem.contents(of: target.url, maximumSize: target.maximumFileSize)
+    else {
+      // No file, or one that cannot even be read: in both cases nothing is merged into it.
+      return (try? fileSystem.identity(of: target.url)) == nil ? File(data: nil, value: nil) : nil
+    }
+    guard !data.isEmpty, let value = try? target.decode(data) else { return nil }
+    return File(data: data, value: value)
+  }
+
+  // MARK: - One copy
+
+  private func merge(
+    _ other: OtherVersion, into file: inout File, atLoad: Bool, outcome: inout Outcome
+  ) {
+    let copyData: Data
+    do {
+      guard let data = try other.read() else { return }  // gone meanwhile
+      copyData = data
+    } catch {
+      keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
+      return
+    }
+    let theirs: Value
+    do {
+      if copyData.isEmpty { throw FileContentError.empty }
+      theirs = try target.decode(copyData)
+    } catch {
+      // A copy written by a newer version of the app is refused as the file would be (rule "A
+      // version from the future is refused, not guessed"), and kept.
+      keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
+      return
+    }
+    // NB: a copy beside a file that is gone is left alone: it is the only data left, and the
+    // file's removal may have been someone's choice.
+    guard let fileData = file.data, let ours = file.value else {
+      outcome.kept.append(other.name)
+      return
+    }
+    let mine = FileVersion(fileData, readsAncestry: target.carriesAncestry)
+    let copy = FileVersion(copyData, readsAncestry: target.carriesAncestry)
+    if copyData == fileData || mine.includes(copy.hash) {
+      // Already in the file: nothing of it can be lost by removing it.
+      discard(other, outcome: &outcome)
+      return
+    }
+    if copy.ancestry != nil, copy.includes(mine.hash) {
+      // The copy descends from the file: the engine kept the older version under the name.
+      guard write(copyData, over: &file, value: theirs) else {
+        outcome.busy = true
+        return
+      }
+      record(read: [fileData], merged: copyData, parents: [], plain: false)
+      discard(other, outcome: &outcome)
+      report(.merged(overlapping: []), other, base: .newestCommonVersion)
+      return
+    }
+    guard let merge = target.merge else {
+      // The rule "Processes that share a file lose nothing" for devices: both are kept, the copy
+      // where the engine put it.
+      if case .conflictCopy(let url, _) = other.origin {
+        state.reportOnce(conflict(.keptBoth(copy: url), other, base: .notNeeded), about: other.name)
+      }
+      outcome.kept.append(other.name)
+      return
+    }
+    guard let (base, kind) = findBase(mine, copy, for: other.name, atLoad: atLoad) else {
+      outcome.waiting.append(other.name)
+      return
+    }
+    let result = merge.merge(base: base, ours: ours, theirs: theirs)
+    let ancestry = target.carriesAncestry ? Ancestry.merge(of: mine, and: copy) : nil
+    let merged: Data
+    do {
+      merged = try target.encode(result.value, ancestry: ancestry)
+    } catch {
+      keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
+      return
+    }
+    guard write(merged, over: &file, value: result.value) else {
+      outcome.busy = true
+      return
+    }
+    record(
+      read: [fileData, copyData], merged: merged,
+      parents: ancestry == nil ? [mine.hash, copy.hash] : [], plain: ancestry == nil)
+    discard(other, outcome: &outcome)
+    state.stopWaiting(for: other.name)
+    report(.merged(overlapping: result.conflicts), other, base: kind)
+  }
+
+  /// Writes the merged bytes durably (rule "Writes are atomic and durable"); `false` when the
+  /// write failed, and then nothing is removed.
+  private func write(_ data: Data, over file: inout File, value: Value) -> Bool {
+    if data != file.data {
+      do {
+        try fileSystem.writeAtomically(data, to: target.url)
+      } catch {
+        return false
+      }
+    }
+    file = File(data: data, value: value)
+    return true
+  }
+
+  /// Removes a copy whose content is in the file now; a copy that cannot be removed stays, and
+  /// is found included next time.
+  private func discard(_ other: OtherVersion, outcome: inout Outcome) {
+    do {
+      try other.discard()
+      outcome.merged.append(other.name)
+    } catch {
+      outcome.kept.append(other.name)
+    }
+  }
+
+  private func keep(_ other: OtherVersion, unreadable reason: String, outcome: inout Outcome) {
+    state.reportOnce(
+      conflict(.notMerged(reason: reason), other, base: .notNeeded), about: other.name)
+    outcome.kept.append(other.name)
+  }
+
+  /// Keeps what the merge read and wrote as bases for later merges.
+  private func record(read: [Data], merged: Data, parents: [String], plain: Bool) {
+    let store = store
+    for data in read {
+      store.record(data, hash: FileVersion.hash(of: data), kind: .read, of: target.url)
+    }
+    let version = FileVersion(merged, readsAncestry: !plain)
+    store.record(
+      merged, hash: version.hash, kind: .merged, parents: parents,
+      keeping: version.newestOfEachDevice, of: target.url)
+  }
+
+  private func conflict(
+    _ resolution: SharedConflict.Resolution, _ other: OtherVersion, base: SyncedVersion.MergeBase
+  ) -> SharedConflict {
+    SharedConflict(
+      keyID: target.keyID, url: target.url, resolution: resolution,
+      otherDevice: SyncedVersion(origin: other.origin, base: base))
+  }
+
+  private func report(
+    _ resolution: SharedConflict.Resolution, _ other: OtherVersion, base: SyncedVersion.MergeBase
+  ) {
+    state.report(conflict(resolution, other, base: base))
+  }
+
+  // MARK: - Saves another device's version replaced
+
+  /// Merges back each recent save of this device that the file does not include (see the
+  /// type's step 3).
+  ///
+  /// NB: only saves within ``Ancestry/recentWindow`` generations of the file are judged: the
+  /// file lists every version that recent, so a save it does not list is one it does not
+  /// include. An older save the file may include without listing it is left alone.
+  private func restoreOverwrittenSaves(into file: inout File, outcome: inout Outcome) {
+    guard let fileData = file.data else { return }
+    let store = store
+    var mine = FileVersion(fileData, readsAncestry: true)
+    guard let fileAncestry = mine.ancestry else { return }
+    let own = store.records(for: target.url).filter(\.kind.isOwn).prefix(BaseStore.keptOwn)
+    for record in own {
+      // NB: every recent save is judged, not only the newest: a save made over another
+      // device's version that had dropped an earlier one is included, the earlier one is not.
+      if mine.includes(record.hash) { continue }
+      guard
+        let data = store.contents(of: record, of: target.url, maximumSize: target.maximumFileSize)
+      else { continue }
+      let save = FileVersion(data, readsAncestry: true)
+      guard let saveAncestry = save.ancestry,
+        saveAncestry.generation > fileAncestry.generation - Ancestry.recentWindow,
+        !save.includes(mine.hash), !mine.commonVersions(with: save).isEmpty
+      else { continue }
+      let other = OtherVersion(
+        name: "save \(record.hash)", origin: .overwrittenSave, read: { data },
+        discard: {
+          // Known as read from now on, so it is not taken back twice.
+          store.record(data, hash: record.hash, kind: .read, of: target.url)
+        })
+      var scratch = Outcome()
+      if target.merge == nil {
+        keepOverwrittenSave(data, other, outcome: &scratch)
+      } else {
+        merge(other, into: &file, atLoad: false, outcome: &scratch)
+      }
+      outcome.restoredSaves += scratch.merged.count
+      outcome.kept += scratch.kept
+      outcome.waiting += scratch.waiting
+      if scratch.stopped {
+        outcome.busy = outcome.busy || scratch.busy
+        outcome.blocked = outcome.blocked || scratch.blocked
+        return
+      }
+      guard let data = file.data else { return }
+      mine = FileVersion(data, readsAncestry: true)
+    }
+  }
+
+  /// A value that cannot merge keeps both: the save goes to a conflict copy beside the file, as
+  /// another process's would (`name.conflict-<UTC time>.ext`).
+  private func keepOverwrittenSave(_ data: Data, _ other: OtherVersion, outcome: inout Outcome) {
+    let names = Set((try? fileSystem.contentsOfDirectory(at: target.folder)) ?? [])
+    let copy = Quarantine.url(
+      for: target.url, existingNames: names, marker: Quarantine.conflictMarker)
+    do {
+      try fileSystem.writeAtomically(data, to: copy)
+      try other.discard()
+    } catch {
+      outcome.busy = true
+      return
+    }
+    outcome.kept.append(other.name)
+    state.report(conflict(.keptBoth(copy: copy), other, base: .notNeeded))
+  }
+}
+
+/// One version to merge into a file: a sync engine's copy on disk, an iCloud Drive version, or a
+/// save of this device from its store.
+struct OtherVersion {
+  /// The copy's name, or a name for the others: what a report once and a wait are kept by.
+  var name: String
+  var origin: SyncedVersion.Origin
+  var read: () throws -> Data?
+  /// Removes (or resolves) the copy once its content is durably in the file.
+  var discard: () throws -> Void
+}

@@ -1,0 +1,248 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What one reference of a file key knows for syncing: whether the file is in a synced folder,
+/// the version it last read or wrote (the parent of its next save's ancestry), how to tell the
+/// reference about conflicts, and the scans of the folder for sync engines' copies.
+///
+/// Scans run on one background queue for the whole process (`SyncState.queue`), coalesced:
+/// many changes in a row make one scan. A scan takes the file's cross-process lock, like every
+/// save, so it is safe beside this reference's saves and any other process's (see
+/// `SyncResolver`).
+final class SyncState<Value: Sendable>: Sendable {
+  /// Whether the file is in a synced folder.
+  enum Mode: Sendable, Equatable {
+    /// Not decided yet.
+    case unknown
+    /// No engine's marker above it, no copy seen, no ancestry in it: its bytes stay exactly
+    /// as they were always written.
+    case notSynced
+    /// In a synced folder (the engine, when a marker or a copy named it).
+    case synced(SyncEngine?)
+  }
+
+  private struct Fields {
+    var mode = Mode.unknown
+    var known: FileVersion?
+    var device: String?
+    var report: (@Sendable (SharedConflict) -> Void)?
+    var fallback: Value?
+    var pendingReports: [SharedConflict] = []
+    /// Copies already reported as kept or unreadable: told once per reference.
+    var reported: Set<String> = []
+    /// When this reference first needed a base it does not hold, per copy.
+    var waitingSince: [String: ContinuousClock.Instant] = [:]
+    var scanScheduled = false
+    var isActive = true
+    /// How many of the file's locks this reference holds now (a save's, a transaction's).
+    var locksHeld = 0
+    var lastDelivery: ContinuousClock.Instant?
+    var deliveryScheduled = false
+  }
+
+  private let fields = Mutex(Fields())
+
+  /// The queue every scan of the process runs on.
+  static var queue: DispatchQueue { SyncQueue.queue }
+
+  init() {}
+
+  // MARK: - Mode
+
+  /// Whether the file is synced, deciding it now if it was not: from `data` (a file whose
+  /// bytes carry ancestry already is), else from the folder's markers.
+  func isSynced(_ target: SyncTarget<Value>, in context: StorageContext, data: Data?) -> Bool {
+    switch fields.withLock({ $0.mode }) {
+    case .synced: return true
+    case .notSynced where !(data.map(Self.carriesAncestry) ?? false): return false
+    default: break
+    }
+    let engine = SyncFolder.engine(containing: target.folder, in: context.fileSystem)
+    let synced =
+      engine != nil || (target.carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
+    fields.withLock { fields in
+      if case .synced = fields.mode { return }
+      fields.mode = synced ? .synced(engine) : .notSynced
+    }
+    return synced
+  }
+
+  /// Marks the file synced: a copy was seen beside it.
+  func markSynced(by engine: SyncEngine?) {
+    fields.withLock { fields in
+      if case .synced(let known?) = fields.mode, engine == nil || known == engine { return }
+      fields.mode = .synced(engine)
+    }
+  }
+
+  var mode: Mode { fields.withLock { $0.mode } }
+
+  private static func carriesAncestry(_ data: Data) -> Bool {
+    data.starts(with: #"{"ancestry":"#.utf8)
+  }
+
+  // MARK: - The version the key knows
+
+  /// The version the key last read or wrote; `nil` when there is no file or the key has not
+  /// read it in sync mode.
+  var known: FileVersion? { fields.withLock { $0.known } }
+
+  func setKnown(_ version: FileVersion?) { fields.withLock { $0.known = version } }
+
+  /// This device's ID, read from the store once per reference.
+  func device(_ target: SyncTarget<Value>, in context: StorageContext) -> String {
+    if let device = fields.withLock({ $0.device }) { return device }
+    let device = (try? target.store(in: context).deviceID()) ?? Ancestry.unknownWriter
+    fields.withLock { $0.device = device }
+    return device
+  }
+
+  // MARK: - The file's lock
+
+  /// `lock`, counted while this reference holds it: a merge made while it does must not take it
+  /// again (it would wait for itself).
+  func holding(_ lock: FileLock) -> FileLock {
+    fields.withLock { $0.locksHeld += 1 }
+    return FileLock { [self] in
+      lock.release()
+      fields.withLock { $0.locksHeld -= 1 }
+    }
+  }
+
+  /// Whether this reference holds the file's lock now.
+  var holdsLock: Bool { fields.withLock { $0.locksHeld > 0 } }
+
+  // MARK: - Reporting
+
+  /// Connects the reference: its default (the base when no common version is known) and where
+  /// conflicts go; reports made before (by the merge at load) are delivered now.
+  func attach(fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void) {
+    fields.withLock { fields in
+      fields.fallback = fallback
+      fields.report = report
+    }
+    deliver()
+  }
+
+  /// The reference's default, once attached.
+  var fallback: Value? { fields.withLock { $0.fallback } }
+
+  /// How far apart reports reach the reference.
+  ///
+  /// NB: `lastConflict` holds one report, and an observer can read it only after it changed:
+  /// two copies merged in one scan would otherwise replace each other within microseconds, and
+  /// the app would hear of one. Spaced out, an app that reacts to each change sees each.
+  static var reportSpacing: Duration { .milliseconds(100) }
+
+  /// Tells the reference (spaced out, see ``reportSpacing``), or keeps the report until it
+  /// attaches.
+  func report(_ conflict: SharedConflict) {
+    fields.withLock { $0.pendingReports.append(conflict) }
+    deliver()
+  }
+
+  /// Delivers the next pending report, unless one was delivered less than ``reportSpacing``
+  /// ago: then it comes later, on the sync queue.
+  private func deliver() {
+    let now = ContinuousClock.now
+    let (next, report, wait) = fields.withLock {
+      fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?) in
+      guard let report = fields.report, !fields.pendingReports.isEmpty, !fields.deliveryScheduled
+      else { return (nil, nil, nil) }
+      if let last = fields.lastDelivery, last.duration(to: now) < Self.reportSpacing {
+        fields.deliveryScheduled = true
+        return (nil, nil, Self.reportSpacing - last.duration(to: now))
+      }
+      fields.lastDelivery = now
+      return (fields.pendingReports.removeFirst(), report, nil)
+    }
+    if let next, let report {
+      report(next)
+      if fields.withLock({ !$0.pendingReports.isEmpty }) { deliver() }
+    } else if let wait {
+      Self.queue.asyncAfter(deadline: .now() + wait.timeInterval) { [self] in
+        fields.withLock { $0.deliveryScheduled = false }
+        deliver()
+      }
+    }
+  }
+
+  /// Reports `conflict` about the copy `name` unless this reference already did.
+  func reportOnce(_ conflict: SharedConflict, about name: String) {
+    guard fields.withLock({ $0.reported.insert(name).inserted }) else { return }
+    report(conflict)
+  }
+
+  // MARK: - Waiting for a base
+
+  /// How long this reference has waited for a base to merge the copy `name`, starting now if
+  /// it had not.
+  func waited(for name: String) -> Duration {
+    let now = ContinuousClock.now
+    let since = fields.withLock { fields in
+      if let since = fields.waitingSince[name] { return since }
+      fields.waitingSince[name] = now
+      return now
+    }
+    return since.duration(to: now)
+  }
+
+  func stopWaiting(for name: String) {
+    _ = fields.withLock { $0.waitingSince.removeValue(forKey: name) }
+  }
+
+  // MARK: - Scans
+
+  /// Scans soon on the background queue, unless a scan is already due.
+  func scheduleScan(
+    _ target: SyncTarget<Value>, in context: StorageContext, after delay: Duration = .zero
+  ) {
+    let due = fields.withLock { fields -> Bool in
+      guard fields.isActive, !fields.scanScheduled else { return false }
+      fields.scanScheduled = true
+      return true
+    }
+    guard due else { return }
+    let work: @Sendable () -> Void = { [self] in
+      let active = fields.withLock { fields -> Bool in
+        fields.scanScheduled = false
+        return fields.isActive
+      }
+      guard active else { return }
+      SyncResolver(target: target, context: context, state: self).scan()
+    }
+    if delay == .zero {
+      Self.queue.async(execute: work)
+    } else {
+      Self.queue.asyncAfter(deadline: .now() + delay.timeInterval, execute: work)
+    }
+  }
+
+  /// The file changed: in a synced folder, another device's version may have replaced a save
+  /// of this one (see `SyncResolver`), so it is scanned.
+  func fileChanged(_ target: SyncTarget<Value>, in context: StorageContext) {
+    guard case .synced = mode else { return }
+    // NB: a short delay lets a burst of changes (an engine's temporary file, then its rename)
+    // settle into one scan.
+    scheduleScan(target, in: context, after: .milliseconds(50))
+  }
+
+  /// Stops scanning: the reference is gone.
+  func cancel() { fields.withLock { $0.isActive = false } }
+}
+
+/// The queue of every file key's sync scans, one for the process.
+private enum SyncQueue {
+  static let queue: DispatchQueue = {
+    // NB: a process that exits normally (a command-line tool's one command) first lets the
+    // queue write the versions it was given to keep: the next run's merge may need them.
+    atexit { SyncQueue.drain() }
+    return DispatchQueue(label: "keepsake.sync", qos: .utility)
+  }()
+
+  /// Waits for the work queued so far.
+  ///
+  /// NB: called by the `atexit` handler, on the thread that exits, never on the queue.
+  static func drain() { queue.sync {} }
+}

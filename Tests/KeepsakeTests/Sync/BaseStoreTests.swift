@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+@Suite("The per-device base store")
+struct BaseStoreTests {
+  let file = URL(fileURLWithPath: "/home/ann/Sync/notes.json")
+
+  func version(_ number: Int) -> Data { Data(#"{"content":[\#(number)],"version":1}"#.utf8) }
+
+  @Test(
+    "On Linux it lives in XDG_STATE_HOME, else in ~/.local/state, outside any synced folder",
+    arguments: [
+      (["XDG_STATE_HOME": "/var/state", "HOME": "/home/ann"], "/var/state/keepsake"),
+      (["HOME": "/home/ann"], "/home/ann/.local/state/keepsake"),
+      (["XDG_STATE_HOME": "relative", "HOME": "/home/ann"], "/home/ann/.local/state/keepsake"),
+    ])
+  func location(_ environment: [String: String], _ path: String) {
+    #if !canImport(Darwin)
+      #expect(BaseStore.defaultRoot(environment: environment).path == path)
+    #endif
+  }
+
+  @Test("Under test it is on the test's own disk, never the developer's")
+  func isolated() throws {
+    let disk = InMemoryFileSystem()
+    let store = BaseStore(context: .inMemory(fileSystem: disk))
+    store.record(version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
+    let stored = disk.files.keys.filter { $0.hasPrefix(store.root.path + "/versions/") }
+    #expect(stored.count == 1)
+  }
+
+  @Test("The device's ID is made once and read back by every later store, as after a restart")
+  func deviceSurvivesRestart() throws {
+    let disk = InMemoryFileSystem()
+    let root = URL(fileURLWithPath: "/state/keepsake")
+    let first = try BaseStore(fileSystem: disk, root: root).deviceID()
+    #expect(first.count == 7)
+    #expect(Ancestry.isDevice(first[...]))
+    #expect(try BaseStore(fileSystem: disk, root: root).deviceID() == first)
+    let elsewhere = try BaseStore(fileSystem: InMemoryFileSystem(), root: root).deviceID()
+    #expect(elsewhere != first, "another disk is another device (or one chance in 34 billion)")
+  }
+
+  @Test("A version kept before a restart is found by its hash afterwards")
+  func versionsSurviveRestart() {
+    let disk = InMemoryFileSystem()
+    let root = URL(fileURLWithPath: "/state/keepsake")
+    let hash = FileVersion.hash(of: version(1))
+    BaseStore(fileSystem: disk, root: root).record(version(1), hash: hash, kind: .read, of: file)
+    let later = BaseStore(fileSystem: disk, root: root)
+    #expect(later.contents(ofVersion: hash, of: file, maximumSize: 1000) == version(1))
+  }
+
+  @Test("A kept version whose bytes were damaged is not offered as a base")
+  func damagedVersionIsNotABase() throws {
+    let disk = InMemoryFileSystem()
+    let store = BaseStore(fileSystem: disk, root: URL(fileURLWithPath: "/state/keepsake"))
+    let hash = FileVersion.hash(of: version(1))
+    store.record(version(1), hash: hash, kind: .read, of: file)
+    let record = try #require(store.records(for: file).first)
+    disk.setContents(
+      Data("garbage".utf8), at: store.folder(for: file).appendingPathComponent(record.name))
+    #expect(store.contents(ofVersion: hash, of: file, maximumSize: 1000) == nil)
+  }
+
+  @Test("It keeps a bounded number of versions: the newest, and this device's and others' beyond")
+  func bounded() {
+    let disk = InMemoryFileSystem()
+    var store = BaseStore(fileSystem: disk, root: URL(fileURLWithPath: "/state/keepsake"))
+    store.keptVersions = 20
+    store.record(version(0), hash: FileVersion.hash(of: version(0)), kind: .read, of: file)
+    for number in 1...(store.keptVersions + 40) {
+      store.record(
+        version(number), hash: FileVersion.hash(of: version(number)), kind: .wrote, of: file)
+    }
+    let records = store.records(for: file)
+    #expect(records.count == store.keptVersions + BaseStore.keptOwn + 1)
+    #expect(
+      records.first?.hash == FileVersion.hash(of: version(store.keptVersions + 40)),
+      "the newest is kept")
+    #expect(
+      records.contains { $0.hash == FileVersion.hash(of: version(0)) },
+      "the version last received from elsewhere is kept beyond the newest")
+  }
+
+  @Test("A large file keeps fewer versions, never fewer than the fewest")
+  func largeFilesKeepFewer() {
+    let store = BaseStore(
+      fileSystem: InMemoryFileSystem(), root: URL(fileURLWithPath: "/state/keepsake"))
+    let big = BaseStore.keptBytes / 4
+    for number in 1...40 {
+      let data = Data(repeating: UInt8(number), count: big)
+      store.record(data, hash: FileVersion.hash(of: data), kind: .read, of: file)
+    }
+    #expect(store.records(for: file).count == BaseStore.fewestKept + BaseStore.keptRead)
+  }
+
+  @Test("Two files of the same name in different folders keep their versions apart")
+  func filesApart() {
+    let store = BaseStore(
+      fileSystem: InMemoryFileSystem(), root: URL(fileURLWithPath: "/state/keepsake"))
+    let other = URL(fileURLWithPath: "/home/ann/Other/notes.json")
+    #expect(store.folder(for: file) != store.folder(for: other))
+  }
+}

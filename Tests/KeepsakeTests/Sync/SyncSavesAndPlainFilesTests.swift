@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+@Suite("Overwritten saves and plain JSON files")
+struct SyncSavesAndPlainFilesTests {
+  let copyName = "notes.sync-conflict-20261201-152748-6IHVPYN.json"
+  let start = [Note(id: 1, text: "milk"), Note(id: 2, text: "bread"), Note(id: 3, text: "eggs")]
+
+  @Test("A save another device's version replaced without including it is merged back")
+  func overwrittenSaveRestored() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    try devices.save(start + [Note(id: 4, text: "tea")])
+    // The engine put Bob's version in place without a copy (a race, or no conflict copies).
+    let bob = try devices.theirs(
+      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
+    devices.here.put(bob, as: "notes.json")
+    devices.merge()
+    #expect(try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea"])
+    // Taken back once: the next scan finds it included.
+    let merged = devices.here.bytes("notes.json")
+    devices.merge()
+    #expect(devices.here.bytes("notes.json") == merged)
+  }
+
+  @Test("A file brought back to an older version of this device's is left as it is")
+  func restoredOlderVersionKept() throws {
+    let devices = TwoDevices()
+    let older = try devices.save(start)
+    try devices.save(start + [Note(id: 4, text: "tea")])
+    devices.here.put(older, as: "notes.json")
+    devices.merge()
+    #expect(devices.here.bytes("notes.json") == older)
+  }
+
+  @Test("A file without ancestry that replaced a save is someone's choice, and is left as it is")
+  func unrelatedFileKept() throws {
+    let devices = TwoDevices()
+    try devices.save(start)
+    let plain = try NotesFormat.encode([Note(id: 9, text: "new start")])
+    devices.here.put(plain, as: "notes.json")
+    devices.merge()
+    #expect(devices.here.bytes("notes.json") == plain)
+  }
+
+  @Test("A plain JSON file's copy is merged against the version this device last received")
+  func plainFileGuessedBase() async throws {
+    let folder = SyncedFolder()
+    let url = folder.notesURL
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    // Bob's version arrived; this device read it, then saved its own change.
+    folder.put(try encoder.encode(start), as: "notes.json")
+    let notes = StorageContext.withValue(folder.context) {
+      Shared(.fileStorage(url, saveInterval: .seconds(3600)), default: [Note]())
+    }
+    #expect(notes.wrappedValue == start)
+    notes.withLock { $0.removeAll { $0.id == 3 } }
+    try await notes.save()
+    waitForRecords()
+    // Meanwhile Bob edited note 2: the engine kept his version as a copy.
+    var bob = start
+    bob[1].text = "rye bread"
+    folder.put(try encoder.encode(bob), as: copyName)
+    #expect(await eventually { notes.lastConflict?.otherDevice?.base == .guessed })
+    #expect(await eventually { notes.wrappedValue.texts == [1: "milk", 2: "rye bread"] })
+    #expect(folder.names == ["notes.json"])
+  }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// The verdict of the devices campaign, from the processes' acknowledged edits and the files
+/// each device ends with.
+///
+/// NB: written apart from Keepsake: the files are read with Foundation's JSON (the envelope's
+/// `content`, whatever else the file carries), and the model is only the edits each process
+/// printed, in order. Each item has one author, so its final state is what its author's last
+/// acknowledged edit made it (or, when later edits were not acknowledged, what one of them made
+/// it: an unacknowledged change stays in memory and may be saved by a later save).
+struct DevicesChecker {
+  /// One process's printed lines.
+  struct Process {
+    var device: Int
+    var lines: [String]
+  }
+
+  /// What one device's folder holds at the end.
+  struct Disk {
+    var device: Int
+    /// The items by id, or `nil` when the file cannot be read.
+    var items: [String: String]?
+    var names: [String]
+  }
+
+  /// An item as it is after an edit: its text, or `nil` for deleted.
+  typealias State = String?
+
+  struct Verdict {
+    var acknowledged = 0
+    var lostEdits: [String] = []
+    var decidedByPolicy: [String] = []
+    var unknownItems: [String] = []
+    var differingDevices = 0
+    var unreadableFiles = 0
+    var itemCopiesLeft: [String] = []
+    var unreportedSettingsCopies: [String] = []
+    var settingsConflictsReported = 0
+    var copiesMerged: Set<String> = []
+    var savesMergedBack = 0
+    /// What the first lost items should have been and were.
+    var explanations: [String] = []
+  }
+
+  let processes: [Process]
+  let disks: [Disk]
+
+  func check() -> Verdict {
+    var verdict = Verdict()
+    var allowed: [String: (final: Set<State>, earlier: Set<State>)] = [:]
+    var overlapping: Set<String> = []
+    var reportedSettingsCopies: [Int: Set<String>] = [:]
+    for process in processes {
+      // Per item of this process: the states its edits made, acknowledged or not.
+      var states: [String: [(state: State, acknowledged: Bool)]] = [:]
+      var pending: [String: [State]] = [:]
+      for line in process.lines {
+        let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard let kind = words.first else { continue }
+        switch kind {
+        case "op":
+          if let (id, state) = Self.edit(words.dropFirst()) {
+            pending[id, default: []].append(state)
+          }
+        case "ack", "unacked":
+          let acknowledged = kind == "ack"
+          if acknowledged { verdict.acknowledged += 1 }
+          if let (id, state) = Self.edit(words.dropFirst()) {
+            states[id, default: []].append((state, acknowledged))
+            pending[id]?.removeFirst()
+          }
+        case "conflict" where words.count >= 5:
+          if words[2] == "merged" {
+            if words[1] == "items", words[4] != "-" {
+              overlapping.formUnion(words[4].split(separator: ",").map(String.init))
+            }
+            if words[3] == "overwritten-save" {
+              verdict.savesMergedBack += 1
+            } else if words[3] != "-" {
+              verdict.copiesMerged.insert(words[3])
+            }
+          }
+          if words[1] == "settings", words[2] == "kept" {
+            reportedSettingsCopies[process.device, default: []].insert(words[3])
+          }
+        default: break
+        }
+      }
+      for (id, history) in states {
+        let lastAcknowledged = history.lastIndex { $0.acknowledged }
+        var final: Set<State> = [lastAcknowledged.map { history[$0].state } ?? nil]
+        for entry in history[((lastAcknowledged ?? -1) + 1)...] { final.insert(entry.state) }
+        for state in pending[id] ?? [] { final.insert(state) }
+        let earlier = Set(history.map(\.state)).union([nil]).subtracting(final)
+        allowed[id] = (final, earlier)
+      }
+    }
+    var first: [String: String]?
+    var lost: Set<String> = []
+    var decided: Set<String> = []
+    for disk in disks {
+      guard let items = disk.items else {
+        verdict.unreadableFiles += 1
+        continue
+      }
+      if let first, first != items { verdict.differingDevices += 1 }
+      if first == nil { first = items }
+      for (id, expectation) in allowed {
+        let state: State = items[id]
+        if expectation.final.contains(state) { continue }
+        // An earlier state of the item: a later edit is not in the file. A merge's policy may
+        // decide so for a part it reported as changed on both sides; otherwise it is lost.
+        if overlapping.contains(id) && expectation.earlier.contains(state) {
+          decided.insert(id)
+        } else {
+          lost.insert(id)
+        }
+      }
+      for id in items.keys where allowed[id] == nil { verdict.unknownItems.append(id) }
+      for name in disk.names where Self.isEngineCopy(name, of: "items.json") {
+        verdict.itemCopiesLeft.append("dev\(disk.device)/\(name)")
+      }
+      let reported = reportedSettingsCopies[disk.device] ?? []
+      for name in disk.names where Self.isEngineCopy(name, of: "settings.json") {
+        if !reported.contains(name.replacingOccurrences(of: " ", with: "_")) {
+          verdict.unreportedSettingsCopies.append("dev\(disk.device)/\(name)")
+        }
+      }
+    }
+    verdict.lostEdits = lost.sorted()
+    verdict.explanations = lost.sorted().prefix(2).map { id in
+      let finals = disks.map { "dev\($0.device): \($0.items?[id] ?? "absent")" }
+      return "\(id) expected one of \(allowed[id]?.final.map { $0 ?? "absent" } ?? []), "
+        + "found \(finals)"
+    }
+    verdict.decidedByPolicy = decided.subtracting(lost).sorted()
+    verdict.settingsConflictsReported = reportedSettingsCopies.values.reduce(0) { $0 + $1.count }
+    return verdict
+  }
+
+  /// `add <id> <text>`, `edit <id> <text>`, `delete <id>` as the item and the state they make.
+  private static func edit(_ words: ArraySlice<String>) -> (String, State)? {
+    let words = Array(words)
+    switch words.first {
+    case "add" where words.count == 3, "edit" where words.count == 3: return (words[1], words[2])
+    case "delete" where words.count == 2: return (words[1], nil)
+    default: return nil
+    }
+  }
+
+  /// Whether `name` is a conflict copy any engine made (not Keepsake's own).
+  static func isEngineCopy(_ name: String) -> Bool {
+    name.contains(".sync-conflict-") || name.contains("conflicted copy")
+  }
+
+  /// Whether `name` is an engine's conflict copy of the file `file` itself (`items.json`), not
+  /// of another file (such as a Keepsake conflict copy of it, which syncs like any file).
+  static func isEngineCopy(_ name: String, of file: String) -> Bool {
+    let stem = String(file.dropLast(".json".count))
+    return name.hasPrefix(stem + ".sync-conflict-") && name.hasSuffix(".json")
+      && name.dropFirst(stem.count + ".sync-conflict-".count).allSatisfy { $0 != "." || true }
+      && !name.dropFirst(stem.count).dropLast(".json".count).contains(".conflict-")
+  }
+
+  /// The items in the file at `url`, read with Foundation alone, or `nil` when it cannot be read.
+  static func items(at url: URL) -> [String: String]? {
+    guard let data = try? Data(contentsOf: url) else { return [:] }
+    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let content = object["content"] as? [[String: Any]]
+    else { return nil }
+    var items: [String: String] = [:]
+    for item in content {
+      guard let id = item["id"] as? String, let text = item["text"] as? String else { return nil }
+      items[id] = text
+    }
+    return items
+  }
+}

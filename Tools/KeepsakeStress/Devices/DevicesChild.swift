@@ -1,0 +1,321 @@
+import Foundation
+import Keepsake
+import Observation
+import Synchronization
+
+/// A process of one device in the devices campaign: it edits the synced folder's files for a
+/// while, then stays open (so its keys merge the copies that keep arriving) until the stop file
+/// appears.
+///
+/// It prints `ready`, then for every edit `op <what>` before and `ack <what>` once it is durably
+/// saved (`try await save()` returned, data-safety rule "An acknowledged save is on disk"), or
+/// `unacked <what>` when the save failed; `<what>` is `add <id> <text>`, `edit <id> <text>`,
+/// `delete <id>` or `settings <owner> <counter>`. It prints each conflict its keys report as
+/// `conflict items|settings <resolution> <copy> <overlapping ids>`, `edited` when its edits are
+/// over and `done` at the end.
+///
+/// With `--mode plain` it is the deliberately careless writer of the campaign's negative run:
+/// it reads and writes the files with Foundation alone, and never looks at conflict copies.
+public enum DevicesChild {
+  /// How the process writes.
+  public enum Mode: String, Sendable, CaseIterable {
+    /// Through Keepsake's keys.
+    case library
+    /// With Foundation alone, ignoring the engine's conflict copies: it must lose edits.
+    case plain
+  }
+
+  /// What the process does.
+  public struct Options: Sendable {
+    public var folder: URL
+    public var device = 1
+    public var process = 1
+    public var seconds = 10.0
+    public var seed: UInt64 = 1
+    public var mode = Mode.library
+    public var stopFile: URL
+
+    /// A process editing the files in `folder` until `stopFile` appears.
+    public init(folder: URL, stopFile: URL) {
+      self.folder = folder
+      self.stopFile = stopFile
+    }
+  }
+
+  /// How long a process stays open at most, if no stop file ever comes.
+  static let lifetime = 300.0
+
+  /// Runs the process; returns 0, or 3 when a file cannot be read.
+  public static func run(_ options: Options) async -> Int32 {
+    switch options.mode {
+    case .library:
+      return await StorageContext.withValue(.disk(name: "device \(options.device)")) {
+        await runLibrary(options)
+      }
+    case .plain:
+      return await runPlain(options)
+    }
+  }
+
+  // MARK: - Through the library
+
+  private static func runLibrary(_ options: Options) async -> Int32 {
+    let itemsURL = options.folder.appendingPathComponent("items.json")
+    let settingsURL = options.folder.appendingPathComponent("settings.json")
+    @Shared(
+      .fileStorage(itemsURL, format: DeviceItemsFormat.self, saveInterval: .milliseconds(100)))
+    var items: [DeviceItem] = []
+    @Shared(.fileStorage(settingsURL, format: DeviceSettingsFormat.self))
+    var settings = DeviceSettings(owner: "", counter: 0)
+    if let error = $items.loadError ?? $settings.loadError {
+      StandardOutput.write("unreadable \(error)")
+      return 3
+    }
+    let conflicts = ConflictLog(items: $items, settings: $settings)
+    let watching = conflicts.start()
+    StandardOutput.write("ready")
+    var plan = EditPlan(options)
+    let deadline = ContinuousClock.now + .seconds(options.seconds)
+    while ContinuousClock.now < deadline {
+      let edit = plan.next(items: items)
+      StandardOutput.write("op \(edit.line)")
+      do {
+        switch edit {
+        case .settings(let value):
+          $settings.withLock { $0 = value }
+          try await $settings.save()
+        default:
+          $items.withLock { edit.apply(to: &$0) }
+          try await $items.save()
+        }
+        StandardOutput.write("ack \(edit.line)")
+      } catch {
+        StandardOutput.write("unacked \(edit.line)")
+      }
+      try? await Task.sleep(for: plan.pause())
+    }
+    StandardOutput.write("edited")
+    await waitForStop(options) {}
+    try? await $items.flush()
+    try? await $settings.flush()
+    conflicts.stop()
+    await watching.value
+    StandardOutput.write("done")
+    return 0
+  }
+
+  /// Prints the conflicts the keys report, each once, as soon as `lastConflict` changes: a
+  /// task of its own waits for each change (reports reach `lastConflict` at least 100 ms apart,
+  /// see `SyncState.reportSpacing`).
+  private final class ConflictLog: Sendable {
+    let items: Shared<[DeviceItem]>
+    let settings: Shared<DeviceSettings>
+    private let printed = Mutex<[String: String]>([:])
+    private let wake = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let stopped = Atomic(false)
+
+    init(items: Shared<[DeviceItem]>, settings: Shared<DeviceSettings>) {
+      self.items = items
+      self.settings = settings
+    }
+
+    /// Watches until ``stop()``.
+    func start() -> Task<Void, Never> {
+      Task.detached { [self] in
+        while !stopped.load(ordering: .acquiring) {
+          let fired = Atomic(false)
+          withObservationTracking {
+            _ = items.lastConflict
+            _ = settings.lastConflict
+          } onChange: { [self] in
+            fired.store(true, ordering: .releasing)
+            wake.withLock { $0.take() }?.resume()
+          }
+          print()
+          await withCheckedContinuation { continuation in
+            let now = fired.load(ordering: .acquiring) || stopped.load(ordering: .acquiring)
+            if now {
+              continuation.resume()
+            } else {
+              wake.withLock { $0 = continuation }
+            }
+          }
+          // NB: `onChange` runs before the new value is stored.
+          try? await Task.sleep(for: .milliseconds(2))
+        }
+        print()
+      }
+    }
+
+    func stop() {
+      stopped.store(true, ordering: .releasing)
+      wake.withLock { $0.take() }?.resume()
+    }
+
+    /// Prints each key's current conflict, if it was not printed yet.
+    func print() {
+      for (name, conflict) in [("items", items.lastConflict), ("settings", settings.lastConflict)] {
+        guard let conflict else { continue }
+        let line = "conflict \(name) \(Self.describe(conflict))"
+        let isNew = printed.withLock { printed -> Bool in
+          if printed[name] == line { return false }
+          printed[name] = line
+          return true
+        }
+        if isNew { StandardOutput.write(line) }
+      }
+    }
+
+    static func describe(_ conflict: SharedConflict) -> String {
+      var copy = "-"
+      if case .conflictCopy(let url, _)? = conflict.otherDevice?.origin {
+        copy = url.lastPathComponent.replacingOccurrences(of: " ", with: "_")
+      } else if conflict.otherDevice != nil {
+        copy = "overwritten-save"
+      }
+      switch conflict.resolution {
+      case .merged(let overlapping):
+        let parts = overlapping.isEmpty ? "-" : overlapping.joined(separator: ",")
+        return "merged \(copy) \(parts) \(conflict.otherDevice.map { "\($0.base)" } ?? "process")"
+          .replacingOccurrences(of: " (", with: "(")
+      case .keptBoth(let url):
+        return "kept \(url.lastPathComponent.replacingOccurrences(of: " ", with: "_")) -"
+      case .notMerged:
+        return "notmerged \(copy) -"
+      case .deletedElsewhere:
+        return "deleted \(copy) -"
+      }
+    }
+  }
+
+  // MARK: - The careless writer
+
+  private static func runPlain(_ options: Options) async -> Int32 {
+    let itemsURL = options.folder.appendingPathComponent("items.json")
+    let settingsURL = options.folder.appendingPathComponent("settings.json")
+    StandardOutput.write("ready")
+    var plan = EditPlan(options)
+    let deadline = ContinuousClock.now + .seconds(options.seconds)
+    while ContinuousClock.now < deadline {
+      var items = PlainFile.items(at: itemsURL)
+      let edit = plan.next(items: items)
+      StandardOutput.write("op \(edit.line)")
+      do {
+        switch edit {
+        case .settings(let value):
+          try PlainFile.write(["owner": value.owner, "counter": value.counter], to: settingsURL)
+        default:
+          edit.apply(to: &items)
+          try PlainFile.write(items.map { ["id": $0.id, "text": $0.text] }, to: itemsURL)
+        }
+        StandardOutput.write("ack \(edit.line)")
+      } catch {
+        StandardOutput.write("unacked \(edit.line)")
+      }
+      try? await Task.sleep(for: plan.pause())
+    }
+    StandardOutput.write("edited")
+    await waitForStop(options) {}
+    StandardOutput.write("done")
+    return 0
+  }
+
+  /// Waits for the stop file, doing `tick` every 100 ms.
+  private static func waitForStop(_ options: Options, tick: () -> Void) async {
+    let deadline = ContinuousClock.now + .seconds(lifetime)
+    while !FileManager.default.fileExists(atPath: options.stopFile.path),
+      ContinuousClock.now < deadline
+    {
+      tick()
+      try? await Task.sleep(for: .milliseconds(100))
+    }
+  }
+}
+
+/// The files as a writer that knows nothing of Keepsake reads and writes them: the envelope by
+/// hand, Foundation's JSON, `Data.write(options: .atomic)`.
+enum PlainFile {
+  static func items(at url: URL) -> [DeviceItem] {
+    guard let data = try? Data(contentsOf: url),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let content = object["content"] as? [[String: Any]]
+    else { return [] }
+    return content.compactMap { item in
+      guard let id = item["id"] as? String, let text = item["text"] as? String else { return nil }
+      return DeviceItem(id: id, text: text)
+    }
+  }
+
+  static func write(_ content: Any, to url: URL) throws {
+    let envelope: [String: Any] = ["content": content, "version": 1]
+    let data = try JSONSerialization.data(withJSONObject: envelope, options: [.sortedKeys])
+    try data.write(to: url, options: .atomic)
+  }
+}
+
+/// The next edit of one process: adds, edits and deletes of its own items, and now and then (3%)
+/// the settings; the choice and the pauses come from the seed.
+struct EditPlan {
+  enum Edit {
+    case add(DeviceItem)
+    case edit(DeviceItem)
+    case delete(String)
+    case settings(DeviceSettings)
+
+    var line: String {
+      switch self {
+      case .add(let item): return "add \(item.id) \(item.text)"
+      case .edit(let item): return "edit \(item.id) \(item.text)"
+      case .delete(let id): return "delete \(id)"
+      case .settings(let value): return "settings \(value.owner) \(value.counter)"
+      }
+    }
+
+    func apply(to items: inout [DeviceItem]) {
+      switch self {
+      case .add(let item): items.append(item)
+      case .edit(let item):
+        if let index = items.firstIndex(where: { $0.id == item.id }) { items[index] = item }
+      case .delete(let id): items.removeAll { $0.id == id }
+      case .settings: break
+      }
+    }
+  }
+
+  private var random: SeededGenerator
+  private let owner: String
+  private var added = 0
+  private var edits = 0
+  private var settingsCount = 0
+
+  init(_ options: DevicesChild.Options) {
+    random = SeededGenerator(seed: options.seed, item: options.device * 100 + options.process)
+    owner = "\(options.device).\(options.process)"
+  }
+
+  /// The next edit, given the items this process sees now: it edits and deletes only its own
+  /// items it can see, as a person can only change what the app shows.
+  mutating func next(items: [DeviceItem]) -> Edit {
+    let mine = items.filter { $0.id.hasPrefix(owner + ".") }
+    edits += 1
+    let roll = Int.random(in: 0..<100, using: &random)
+    if roll < 3 {
+      settingsCount += 1
+      return .settings(DeviceSettings(owner: owner, counter: settingsCount))
+    }
+    if mine.isEmpty || roll < 45 {
+      added += 1
+      let id = "\(owner).\(added)"
+      return .add(DeviceItem(id: id, text: "\(id)#\(edits)"))
+    }
+    let item = mine[Int.random(in: 0..<mine.count, using: &random)]
+    if roll < 80 { return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)")) }
+    return .delete(item.id)
+  }
+
+  /// A pause between edits: 300 to 1,500 ms, a busy person's pace, so that the saves of the
+  /// devices interleave.
+  mutating func pause() -> Duration {
+    .milliseconds(Int.random(in: 300...1_500, using: &random))
+  }
+}
