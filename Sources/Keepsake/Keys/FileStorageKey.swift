@@ -313,18 +313,6 @@ extension FileStorageKey: CoordinatedKey {
   }
 }
 
-/// Why a file's content was rejected before decoding.
-public enum FileContentError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The file exists but has no bytes, though a saved value is never empty.
-  case empty
-
-  public var description: String {
-    switch self {
-    case .empty: return "the file is empty, though a saved value never is."
-    }
-  }
-}
-
 /// The identity of the file a key last read or wrote, shared by copies of the key.
 final class KnownFile: Sendable {
   private let identity = Mutex<FileIdentity?>(nil)

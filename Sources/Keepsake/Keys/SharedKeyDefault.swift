@@ -175,11 +175,6 @@ extension SharedReader {
   }
 }
 
-/// What `Shared(require:)` throws (inside a ``SharedLoadError``) when nothing is stored.
-public struct NothingStored: Error, Sendable, CustomStringConvertible {
-  public var description: String { "nothing is stored for this key yet." }
-}
-
 extension SharedKeyDefault: CustomStringConvertible {
   /// The key's own description: the default is not part of what it names.
   public var description: String { String(reflecting: base) }

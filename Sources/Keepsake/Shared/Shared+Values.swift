@@ -76,16 +76,3 @@ private final class FollowedChanges: Sendable {
     subscription?.cancel()
   }
 }
-
-#if canImport(SwiftUI)
-  import SwiftUI
-
-  extension Binding {
-    /// A binding that reads a shared value and writes it with `withLock`.
-    ///
-    /// Nonisolated.
-    public init(_ shared: Shared<Value>) where Value: Sendable {
-      self.init(get: { shared.wrappedValue }, set: { value in shared.withLock { $0 = value } })
-    }
-  }
-#endif
