@@ -97,7 +97,9 @@ package final class FolderWatcher: Sendable {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
     // NB: a route like a file's, in the same folder, whose name test is `matching`.
-    let path = folder.standardizedFileURL.path
+    // NB: `folder` is a resolved key's folder, already standard: no URL standardization here
+    // (measured: a tenth of a file key's creation).
+    let path = folder.path
     let route = WatchRoute(
       subscriber: WatchSubscriber(onChange), path: (path == "/" ? "" : path) + "/.keepsake-entries",
       names: matching)
