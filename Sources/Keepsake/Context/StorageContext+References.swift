@@ -10,25 +10,43 @@ extension StorageContext {
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value> {
-    let key = resolved(key)
+    let persists: Bool
+    if case .never = key.saveTiming { persists = false } else { persists = true }
+    // NB: a key that saves may be a file key, whose file's links are resolved, so every
+    // spelling of one file finds one reference (see ``FileStorageKey/id``).
+    let key = persists ? resolvedFile(key) : key
+    let id = key.id
     let slot = references.withLock { references in
-      let slot = references[key.id] ?? ReferenceSlot()
-      references[key.id] = slot
+      // NB: through the inserting subscript's `inout` access, one hash of the key's ID where a
+      // read and then a write made two.
+      let slot = Self.slot(&references[id, default: ReferenceSlot()])
       slot.users += 1
       return slot
     }
-    defer { references.withLock { _ in slot.users -= 1 } }
     let found = slot.reference(
       orMake: { SharedReference(key: key, context: self, default: makeDefault) },
-      holdStrongly: { !$0.persists })
-    if let made = found.made {
-      // NB: read under the context's lock, which also orders tracker installation: either the
-      // installer's pass over the slots sees this reference, or this sees the tracker.
-      let tracker = references.withLock { _ in changeTracking.tracker }
-      tracker?.register(made)
-      return made
+      holdStrongly: !persists)
+    // NB: read under the context's lock, which also orders tracker installation: either the
+    // installer's pass over the slots sees a made reference, or this sees the tracker.
+    let tracker = references.withLock { _ in
+      slot.users -= 1
+      return found.made ? changeTracking.tracker : nil
     }
-    guard let reference = found.existing as? SharedReference<Key.Value> else {
+    // NB: what this call made is of the key's value type; only a reference found may not be.
+    let reference =
+      found.made
+      ? unsafeDowncast(found.reference, to: SharedReference<Key.Value>.self)
+      : existing(found.reference, for: key)
+    tracker?.register(reference)
+    return reference
+  }
+
+  /// A reference found in a slot, as the reference of `key`.
+  @inline(never)
+  private func existing<Key: SharedKey>(
+    _ found: AnyObject, for key: Key
+  ) -> SharedReference<Key.Value> {
+    guard let reference = found as? SharedReference<Key.Value> else {
       preconditionFailure(
         "The key \(key.id) is already used with another value type in \(self). A key "
           + "names one stored value; give each type its own key.")
@@ -36,18 +54,22 @@ extension StorageContext {
     return reference
   }
 
+  /// The slot an inserting subscript hands over.
+  private static func slot(_ slot: inout ReferenceSlot) -> ReferenceSlot { slot }
+
   /// The live reference of `key`, if it has one; never creates it.
   func existingReference<Key: SharedKey>(for key: Key) -> SharedReference<Key.Value>? {
-    let id = resolved(key).id
+    let id = resolvedFile(key).id
     let slot = references.withLock { $0[id] }
     return slot?.reference as? SharedReference<Key.Value>
   }
 
-  /// `key` as this context's file system sees it: a file key with its file's links resolved,
-  /// so every spelling of one file finds one reference (see ``FileStorageKey/id``).
-  private func resolved<Key: SharedKey>(_ key: Key) -> Key {
-    // NB: a cast to the concrete type, not to a protocol: a few nanoseconds for every other
-    // key, against about 45 for a protocol conformance check (measured).
+  /// `key` with its file's links resolved, if it is a file key.
+  ///
+  /// NB: a function of its own, so the metadata lookups of a file key's type are not hoisted
+  /// into every key's creation.
+  @inline(never)
+  private func resolvedFile<Key: SharedKey>(_ key: Key) -> Key {
     guard let file = key as? FileStorageKey<Key.Value> else { return key }
     return file.resolved(in: self) as? Key ?? key
   }

@@ -112,7 +112,7 @@ extension SharedReference: DrivenReference {
     let failure = Mutex<(any Error)?>(nil)
     let token = updates.withLock { updates in
       defer { updates.next += 1 }
-      updates.bodies[updates.next] = UpdateBody { value in
+      updates.bodies[updates.next] = UpdateBody<Value> { value in
         let before = value
         do {
           try body(&value)

@@ -13,14 +13,14 @@ extension SharedReference {
   ///   read): a lock, the body and two relaxed atomic loads;
   /// - read, so maybe observed: the registrar's `willSet` before and `didSet` after, as
   ///   `@Observable` does, then the save and the change listeners, through one call
-  ///   (``notifyingObservers(_:_:)``).
+  ///   (``notifyingObservers(_:)``).
   @inlinable
   func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     guard !context.changeTracking.isActive.load(ordering: .relaxed) else {
       return try withLockTrackedOrObserved(body)
     }
     if hasBeenRead.load(ordering: .relaxed) {
-      return try notifyingObservers(self) {
+      return try notifyingObservers {
         try storage.withLock { value in
           defer { if persists { generation &+= 1 } }
           return try body(&value)
@@ -48,22 +48,16 @@ extension SharedReference {
   /// `withMutation` does, then schedules the save and tells the change listeners, as
   /// ``withLockTrackedOrObserved(_:)`` does.
   ///
-  /// NB: one call out of the caller's specialized code for everything after the lock;
-  /// `subject` is this reference, passed so the caller hands over its metadata (see
-  /// ``registerAccess(_:)``).
+  /// NB: one call out of the caller's specialized code for everything after the lock.
   @usableFromInline
-  func notifyingObservers<Subject: Observable, R>(
-    _ subject: Subject, _ mutation: () throws -> R
-  ) rethrows -> R {
+  func notifyingObservers<R>(_ mutation: () throws -> R) rethrows -> R {
     defer {
       if persists { didMutate() }
       if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
     }
-    return try withKeyPath(of: subject) { keyPath in
-      registrar.willSet(subject, keyPath: keyPath)
-      defer { registrar.didSet(subject, keyPath: keyPath) }
-      return try mutation()
-    }
+    observation.willSetValue()
+    defer { observation.didSetValue() }
+    return try mutation()
   }
 
   /// The general path of ``withLock(_:)``, taken while a test store tracks changes: inside its
@@ -81,11 +75,11 @@ extension SharedReference {
     // NB: Observation only tracks a value that was read, so until the first read mutations
     // skip the registrar (see the fast path above).
     let notify = hasBeenRead.load(ordering: .relaxed)
-    if notify { registrar.willSet(self, keyPath: valueKeyPath) }
+    if notify { observation.willSetValue() }
     var readMeanwhile = false
     defer {
-      if readMeanwhile { registrar.willSet(self, keyPath: valueKeyPath) }
-      if notify || readMeanwhile { registrar.didSet(self, keyPath: valueKeyPath) }
+      if readMeanwhile { observation.willSetValue() }
+      if notify || readMeanwhile { observation.didSetValue() }
       didMutate()
       if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
     }
@@ -100,8 +94,8 @@ extension SharedReference {
 
   @usableFromInline
   func notifyObserversAfterTheFact() {
-    registrar.willSet(self, keyPath: valueKeyPath)
-    registrar.didSet(self, keyPath: valueKeyPath)
+    observation.willSetValue()
+    observation.didSetValue()
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 

@@ -159,7 +159,8 @@ extension SharedReference {
   ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
-    let body = token.flatMap { token in updates.withLock { $0.bodies[token] } }
+    let body = token.flatMap { token in updates.withLock { $0.bodies[token] } as? UpdateBody<Value>
+    }
     let merge = coordinated?.merge
     var result = Machine.Reconciled()
     var adopted: FileIdentity??
@@ -325,31 +326,31 @@ extension SharedReference {
 
   private func publish(_ change: Machine.StatusChange) {
     if change.contains(.loadError) {
-      registrar.withMutation(of: self, keyPath: keyPaths.loadError) {}
+      observation.changed(ReferenceObservation.loadErrorPath)
     }
     if change.contains(.saveError) {
-      registrar.withMutation(of: self, keyPath: keyPaths.saveError) {}
+      observation.changed(ReferenceObservation.saveErrorPath)
     }
     if change.contains(.lastConflict) {
-      registrar.withMutation(of: self, keyPath: keyPaths.lastConflict) {}
+      observation.changed(ReferenceObservation.lastConflictPath)
     }
     if change.contains(.isLoading) {
-      registrar.withMutation(of: self, keyPath: keyPaths.isLoading) {}
+      observation.changed(ReferenceObservation.isLoadingPath)
     }
   }
 
   var loadError: SharedLoadError? {
-    registrar.access(self, keyPath: keyPaths.loadError)
+    observation.access(ReferenceObservation.loadErrorPath)
     return machine.withLock { $0.loadError }
   }
 
   var saveError: SharedSaveError? {
-    registrar.access(self, keyPath: keyPaths.saveError)
+    observation.access(ReferenceObservation.saveErrorPath)
     return machine.withLock { $0.saveError }
   }
 
   var lastConflict: SharedConflict? {
-    registrar.access(self, keyPath: keyPaths.lastConflict)
+    observation.access(ReferenceObservation.lastConflictPath)
     return machine.withLock { $0.lastConflict }.map {
       SharedConflict(
         keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
@@ -358,7 +359,7 @@ extension SharedReference {
   }
 
   var isLoading: Bool {
-    registrar.access(self, keyPath: keyPaths.isLoading)
+    observation.access(ReferenceObservation.isLoadingPath)
     return machine.withLock { $0.isLoading }
   }
 
@@ -397,10 +398,9 @@ extension PersistenceMachine {
 
   /// The kind of storage of `key`.
   static func kind<Value: Sendable>(
-    of key: any SharedKey<Value>, coordinated: (any CoordinatedKey<Value>)?
+    of key: any SharedKey<Value>, file: FileParts<Value>?
   ) -> Kind {
-    if let coordinated { return .file(canMerge: coordinated.merge != nil) }
-    if key is InMemoryKey<Value> { return .key(inline: false) }
+    if let file { return .file(canMerge: file.merges) }
     // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
     if key is AppStorageKey<Value> { return .preferences }
     if case .immediate = key.saveTiming { return .key(inline: true) }

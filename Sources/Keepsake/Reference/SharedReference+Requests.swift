@@ -85,7 +85,7 @@ extension SharedReference {
       let outcome = Mutex<Result<R, any Error>?>(nil)
       let token = updates.withLock { updates in
         defer { updates.next += 1 }
-        updates.bodies[updates.next] = UpdateBody { value in
+        updates.bodies[updates.next] = UpdateBody<Value> { value in
           // A body that throws changes nothing: its change is rolled back.
           let before = value
           do {
@@ -140,6 +140,15 @@ extension SharedReference {
       throw error
     }
   }
+}
+
+/// The bodies of `update`s waiting for their jobs, by token.
+///
+/// NB: not generic (the bodies are ``UpdateBody``s of the reference's value type): a generic
+/// dictionary's metadata is looked up at run time, on every key's creation.
+struct PendingUpdates: Sendable {
+  var next: UInt64 = 0
+  var bodies: [UInt64: any Sendable] = [:]
 }
 
 /// The body of an `update`, waiting under its token for its job to run it.

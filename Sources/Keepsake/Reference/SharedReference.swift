@@ -16,18 +16,16 @@ import Synchronization
 /// held, except a merge, which runs under the value's lock. The inline-save lock of keys that
 /// save on the mutating thread is taken before the value's lock.
 @usableFromInline
-final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
+final class SharedReference<Value: Sendable>: AnySharedReference {
   let key: any SharedKey<Value>
+  /// The key's file, if it is a file key.
+  private let file: FileParts<Value>?
   /// The key as a file whose other writers must be coordinated with, if it is one.
-  let coordinated: (any CoordinatedKey<Value>)?
+  var coordinated: (any CoordinatedKey<Value>)? { file?.key }
   @usableFromInline let context: StorageContext
   @usableFromInline let storage: Mutex<Value>
-  @usableFromInline let registrar = ObservationRegistrar()
-  /// Made once: a key path into a generic class is otherwise instantiated on every use.
-  // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  @usableFromInline nonisolated(unsafe) let valueKeyPath: KeyPath<SharedReference, Value>
-  /// The key paths of the status, made once per value type (see `ReferenceKeyPaths`).
-  nonisolated(unsafe) let keyPaths: ReferenceKeyPaths<Value>
+  /// What Observation sees of the value and the status.
+  @usableFromInline let observation = ReferenceObservation()
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   /// Whether mutations are saved anywhere (everything but in-memory values).
@@ -43,8 +41,12 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   nonisolated(unsafe) var savedGeneration: UInt64 = 0
   /// What this reference last read or wrote, the base of a three-way merge; kept only for keys
   /// that merge.
-  // NB: guarded by the `storage` lock, like `generation`.
-  nonisolated(unsafe) var base: Value?
+  // NB: guarded by the `storage` lock, like `generation`; kept by the file's parts, so other
+  // keys never store an optional of the value (a metadata lookup on every creation).
+  var base: Value? {
+    get { file?.base }
+    set { file?.base = newValue }
+  }
   /// Every decision of the persistence (see `PersistenceMachine`), under its own lock.
   let machine: Mutex<PersistenceMachine>
   /// Whether a save that will see the next mutation is already armed (or a transaction is open,
@@ -55,11 +57,13 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// What the running job carries between its steps, made by its first job.
   // NB: touched only on `lane`, which runs one thing at a time; made lazily, so a key that never
   // runs a job (most in-memory values) never allocates it.
-  private nonisolated(unsafe) var madeWork: PersistenceWork<Value>?
+  // NB: typed `AnyObject`, so a reference's creation stores `nil` without a metadata lookup of
+  // an optional of the generic type.
+  private nonisolated(unsafe) var madeWork: AnyObject?
 
   /// What the running job carries between its steps; use only on `lane`.
   var work: PersistenceWork<Value> {
-    if let madeWork { return madeWork }
+    if let madeWork { return unsafeDowncast(madeWork, to: PersistenceWork<Value>.self) }
     let work = PersistenceWork<Value>()
     madeWork = work
     return work
@@ -67,7 +71,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// Serializes saves made on the mutating thread, so the latest value is the one stored.
   let inlineSaves = Mutex<UInt64>(0)
   /// The bodies of `update`s waiting for their jobs, by token.
-  let updates = Mutex<(next: UInt64, bodies: [UInt64: UpdateBody<Value>])>((0, [:]))
+  let updates = Mutex(PendingUpdates())
   private let subscription = Mutex<StorageSubscription?>(nil)
   /// Called after every change (``Shared/values``); see ``observeChanges(_:)``.
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
@@ -75,50 +79,75 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
   /// Creates the reference and reads the stored value synchronously, so the first read of a
   /// key sees what is stored.
-  init(key: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
-    // NB: a concrete cast: a cast to `any CoordinatedKey<Value>` (a parameterized protocol) was
-    // most of an in-memory key's creation (measured); file keys are the coordinated ones.
-    let file = (key as? FileStorageKey<Value>)?.withOwnState()
-    let coordinated: (any CoordinatedKey<Value>)? = file
-    let key: any SharedKey<Value> = file ?? key
-    let keyPaths = ReferenceKeyPaths<Value>.shared
-    self.keyPaths = keyPaths
-    self.valueKeyPath = keyPaths.value
-    self.key = key
-    self.coordinated = coordinated
+  ///
+  /// NB: the work that only some kinds of key need is in functions of their own, not inlined
+  /// here: in this generic code each generic type it names (a file key, an optional of the
+  /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
+  /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
+  init(key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
+    let persists: Bool
+    if case .never = given.saveTiming { persists = false } else { persists = true }
+    // NB: concrete casts, each only where it can succeed (a file key always saves, an in-memory
+    // key never does): a cast to `any CoordinatedKey<Value>` (a parameterized protocol) cost
+    // more than the rest of an in-memory key's creation; file keys are the coordinated ones.
+    let file = persists ? FileParts.of(given) : nil
+    let inMemory = !persists && given is InMemoryKey<Value>
+    if let file { self.key = file.anyKey } else { self.key = given }
+    self.file = file
     self.context = context
-    if case .never = key.saveTiming { self.persists = false } else { self.persists = true }
-    self.lane = context.scheduler.makeLane(for: key.id)
-    var initial: Value?
-    var loadError: SharedLoadError?
-    // NB: concrete checks first: a protocol cast costs more than the rest of an in-memory key.
+    self.persists = persists
+    self.lane = context.scheduler.makeLane(for: given.id)
     let loadsLater: Bool
     if let file {
       loadsLater = file.loadsInBackground
-    } else if key is InMemoryKey<Value> {
+    } else if inMemory {
       loadsLater = false
     } else {
-      loadsLater = (key as? any BackgroundLoadingKey)?.loadsInBackground ?? false
-    }
-    do {
-      // NB: a key that loads in the background starts from its default; the load arrives
-      // through the outside-change path, which merges with any change made meanwhile.
-      if !loadsLater { initial = try key.load(in: context) }
-    } catch {
-      loadError = SharedReference.loadError(error, key: key)
+      loadsLater = (given as? any BackgroundLoadingKey)?.loadsInBackground ?? false
     }
     let fallback = makeDefault()
     self.fallback = fallback
-    self.storage = Mutex(initial ?? fallback)
-    if coordinated?.merge != nil { base = initial ?? fallback }
+    var value = fallback
+    // NB: a key that loads in the background starts from its default; the load arrives through
+    // the outside-change path, which merges with any change made meanwhile. An in-memory key
+    // stores nothing but this reference.
+    let loadError =
+      loadsLater || inMemory ? nil : Self.load(given, file: file, into: &value, in: context)
+    self.storage = Mutex(value)
+    if let file, file.merges { file.base = value }
     self.machine = Mutex(
       PersistenceMachine(
-        kind: PersistenceMachine.kind(of: key, coordinated: coordinated),
-        interval: key.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
+        kind: inMemory ? .key(inline: false) : PersistenceMachine.kind(of: given, file: file),
+        interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
         loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws))
+    // NB: an in-memory key has nothing to watch; not subscribing also spares the reference a
+    // weak reference to itself, whose side table makes every later retain take the slow path.
+    if !inMemory { watch(fallback: fallback, loadsLater: loadsLater) }
+  }
+
+  /// Reads the stored value of `given` (of `file`'s key, for a file) into `value`; the error,
+  /// if it cannot.
+  @inline(never)
+  private static func load(
+    _ given: any SharedKey<Value>, file: FileParts<Value>?, into value: inout Value,
+    in context: StorageContext
+  ) -> SharedLoadError? {
+    let key = file?.anyKey ?? given
+    do {
+      if let stored = try key.load(in: context) { value = stored }
+      return nil
+    } catch {
+      return loadError(error, key: key)
+    }
+  }
+
+  /// Subscribes to outside changes of the stored data (and, for a file, to a sync engine's
+  /// copies), and reads a file that loads in the background.
+  @inline(never)
+  private func watch(fallback: Value, loadsLater: Bool) {
     // Devices: a sync engine's copies, merged by the key (`Sync/`), are reported to the machine
     // like another process's save.
-    file?.reportSyncConflicts(fallback: fallback) { [weak self] conflict in
+    file?.key.reportSyncConflicts(fallback: fallback) { [weak self] conflict in
       self?.send(.conflictReported(conflict.resolution, otherDevice: conflict.otherDevice))
     }
     let subscription = key.subscribe(in: context) { [weak self] in
@@ -127,7 +156,7 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
     self.subscription.withLock { $0 = subscription }
     // NB: a file read in the background is read as an outside change; a reader key's first load
     // arrives through its subscription.
-    if loadsLater && coordinated != nil { outsideChange() }
+    if loadsLater && file != nil { outsideChange() }
     if persists { ExitFlush.watch(context) }
   }
 
@@ -143,42 +172,16 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
   /// The value, read under its lock; the read takes part in Observation.
   ///
   /// NB: inlinable, like ``withLock(_:)``, so a caller that inlines it reads `Mutex<Value>` in
-  /// specialized code; the registrar is reached through ``registerAccess(_:)``.
+  /// specialized code.
   @inlinable
   var value: Value {
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
-    registerAccess(self)
+    observation.accessValue()
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
     if context.changeTracking.isActive.load(ordering: .relaxed), let snapshot = trackedSnapshot() {
       return snapshot
     }
     return storage.withLock { $0 }
-  }
-
-  /// Tells the registrar the value was read, for the tracking (if any) around the read.
-  ///
-  /// NB: `subject` is always this reference (every caller passes `self`). Taking it as a generic
-  /// parameter lets a caller's specialized code hand over the class's metadata and its
-  /// `Observable` conformance, which this unspecialized code would otherwise look up at run time
-  /// on every call (measured: ~25 ns, more than the registrar's own work).
-  @inlinable
-  func registerAccess<Subject: Observable>(_ subject: Subject) {
-    withKeyPath(of: subject) { registrar.access(subject, keyPath: $0) }
-  }
-
-  /// Calls `body` with the value's key path, typed for `subject`, which is this reference (see
-  /// ``registerAccess(_:)``).
-  @inlinable @inline(__always)
-  func withKeyPath<Subject: Observable, R>(
-    of subject: Subject, _ body: (KeyPath<Subject, Value>) throws -> R
-  ) rethrows -> R {
-    assert(subject as AnyObject === self, "the subject of a reference's value is the reference")
-    // NB: the same object, of the same type: only its static type is restated. Borrowed, not
-    // retained: the reference keeps its key path alive (a retain and release per call showed in
-    // the profile of reads).
-    return try Unmanaged.passUnretained(valueKeyPath)._withUnsafeGuaranteedRef { keyPath in
-      try body(unsafeBitCast(keyPath, to: KeyPath<Subject, Value>.self))
-    }
   }
 
   /// The expected snapshot of a test store's assertion closure running now, if any.
@@ -196,13 +199,13 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 
   /// Replaces the value with one read from storage; it is already saved.
   func replaceValue(_ value: Value) {
-    registrar.willSet(self, keyPath: valueKeyPath)
+    observation.willSetValue()
     storage.withLock { stored in
       stored = value
       savedGeneration = generation
-      if coordinated?.merge != nil { base = value }
+      if file?.merges == true { base = value }
     }
-    registrar.didSet(self, keyPath: valueKeyPath)
+    observation.didSetValue()
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 }
@@ -210,6 +213,35 @@ final class SharedReference<Value: Sendable>: Observable, AnySharedReference {
 extension SharedReference: SharedChangeTrackable {
   var trackedKeyID: SharedKeyID { key.id }
   var untrackedValue: any Sendable { storage.withLock { $0 } }
+}
+
+/// A file key's own parts, for its reference.
+///
+/// NB: a class, so a reference of another key stores `nil` without a metadata lookup of the
+/// file key's type (see `SharedReference.init`).
+final class FileParts<Value: Sendable>: Sendable {
+  /// The key, with state of its own (see `FileStorageKey.withOwnState()`).
+  let key: FileStorageKey<Value>
+  let anyKey: any SharedKey<Value>
+  let loadsInBackground: Bool
+  /// Whether the value merges three ways, so the reference keeps the base of a merge.
+  let merges: Bool
+  /// The reference's base of a three-way merge; see `SharedReference.base`.
+  // NB: guarded by the reference's `storage` lock.
+  nonisolated(unsafe) var base: Value?
+
+  private init(_ key: FileStorageKey<Value>) {
+    self.key = key
+    self.anyKey = key
+    self.loadsInBackground = key.loadsInBackground
+    self.merges = key.merge != nil
+  }
+
+  /// The parts of `key`, if it is a file key.
+  @inline(never)
+  static func of(_ key: any SharedKey<Value>) -> FileParts? {
+    (key as? FileStorageKey<Value>).map { FileParts($0.withOwnState()) }
+  }
 }
 
 /// What every reference can do, whatever its value type.

@@ -14,10 +14,10 @@ import Synchronization
 /// and ``Shared/load(_:)`` on one throws ``SharedRebindingError``.
 @usableFromInline
 final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
-  private struct State {
-    var target: SharedTarget<Value>?
-    var nextListener = 0
-    var listeners: [Int: @Sendable () -> Void] = [:]
+  /// The target a rebinding chose.
+  private final class TargetBox: Sendable {
+    let target: SharedTarget<Value>
+    init(_ target: SharedTarget<Value>) { self.target = target }
   }
 
   /// What the `Shared` was made with: until a rebinding, what it reads and changes.
@@ -27,14 +27,14 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
   /// Set once the cell was rebound, or from the start when `initial` is a projection; while it
   /// is not set, `initial` is a key's reference.
   @usableFromInline let isRebound = Atomic<Bool>(false)
-  private let state = Mutex(State())
+  private let state = Mutex(SharedCellState())
 
   @usableFromInline init(_ initial: SharedTarget<Value>) {
     self.initial = initial
     // NB: a cell made for a projection (a reader of `$user.name`) starts as rebound, so that
     // "not rebound" means "`initial` is a key's reference" and the fast paths check one flag.
     if initial.path != nil {
-      state.withLock { $0.target = initial }
+      state.withLock { $0.target = TargetBox(initial) }
       isRebound.store(true, ordering: .releasing)
     }
   }
@@ -60,14 +60,15 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
   /// The target of the last rebinding: the slow path of every access once the cell was
   /// rebound.
   @usableFromInline func reboundTarget() -> SharedTarget<Value> {
-    state.withLock { $0.target } ?? initial
+    // NB: only this cell stores its target, always a `TargetBox`.
+    state.withLock { $0.target }.map { unsafeDowncast($0, to: TargetBox.self).target } ?? initial
   }
 
   /// Points every copy at `target`, then tells the listeners (outside the lock: a listener
   /// reads the value through the cell).
   func rebind(to target: SharedTarget<Value>) {
     let listeners = state.withLock { state in
-      state.target = target
+      state.target = TargetBox(target)
       return Array(state.listeners.values)
     }
     isRebound.store(true, ordering: .releasing)
@@ -88,6 +89,16 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
       _ = state.withLock { $0.listeners.removeValue(forKey: id) }
     }
   }
+}
+
+/// What a cell keeps under its lock.
+///
+/// NB: not generic (the target is boxed): nested in the cell, it was generic, and its metadata
+/// and its lock's were looked up at run time on every key's creation (issue 25).
+private struct SharedCellState: Sendable {
+  var target: (any AnyObject & Sendable)?
+  var nextListener = 0
+  var listeners: [Int: @Sendable () -> Void] = [:]
 }
 
 /// A cell seen without its value type: the root of a projection made from it.
