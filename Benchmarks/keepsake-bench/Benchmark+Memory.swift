@@ -44,33 +44,46 @@ extension Benchmark {
 
   /// `count` distinct `.inMemory` keys made and read, in a context of their own, against the least
   /// a hand-written store does for the same: a `[String: Int]` under a `Mutex`, looked up and
-  /// filled on first use.
+  /// filled on first use; then both let go of what they made.
   ///
-  /// Figures are per key.
-  func inMemoryKeys(_ count: Int) -> BenchmarkResult {
+  /// Figures are per key. The keys are kept while they are made, as an app keeps what it uses:
+  /// a dropped reference parks its value in its context (see `ReferenceSlot`), which the second
+  /// row measures against the store's own release.
+  func inMemoryKeys(_ count: Int) -> [BenchmarkResult] {
     let names = (0..<count).map { "key-\($0)" }
     var sums = (keepsake: 0, baseline: 0)
+    var drops = (keepsake: [Double](), baseline: [Double]())
     let (keepsake, baseline) = alternateSync(
       repetitions,
       keepsake: {
         let context = Self.context()
-        return timed {
+        var kept: [Shared<Int>] = []
+        kept.reserveCapacity(count)
+        let made = timed {
           StorageContext.withValue(context) {
-            for name in names { sums.keepsake &+= Shared(.inMemory(name), default: 1).wrappedValue }
+            for name in names {
+              let shared = Shared(.inMemory(name), default: 1)
+              sums.keepsake &+= shared.wrappedValue
+              kept.append(shared)
+            }
           }
-        } / Double(count)
+        }
+        drops.keepsake.append(timed { kept.removeAll() } / Double(count))
+        return made / Double(count)
       },
       baseline: {
-        let store = Mutex<[String: Int]>([:])
-        return timed {
+        var store: Mutex<[String: Int]>? = Mutex([:])
+        let made = timed {
           for name in names {
-            sums.baseline &+= store.withLock { values in
+            sums.baseline &+= store!.withLock { values in
               if let value = values[name] { return value }
               values[name] = 1
               return 1
             }
           }
-        } / Double(count)
+        }
+        drops.baseline.append(timed { store = nil } / Double(count))
+        return made / Double(count)
       })
     var result = BenchmarkResult(
       "in-memory-keys", size: count, keepsake: keepsake, baseline: baseline,
@@ -80,7 +93,13 @@ extension Benchmark {
     if sums.keepsake != expected || sums.baseline != expected {
       result.failure = "read \(sums.keepsake) and \(sums.baseline), not \(expected)"
     }
-    return result
+    // NB: the first pass of each side warms up, as `alternateSync`'s do.
+    var dropped = BenchmarkResult(
+      "in-memory-keys drop", size: count, keepsake: Array(drops.keepsake.dropFirst()),
+      baseline: Array(drops.baseline.dropFirst()), target: .report,
+      note: "per key: its reference dies, its value parks in the context")
+    dropped.perItem = true
+    return [result, dropped]
   }
 
   // MARK: - Read once, so observed

@@ -65,7 +65,7 @@ struct Benchmark {
       if wanted("projected-mutation") { results.append(projectedMutation(size)) }
       if wanted("inline-projection") { results.append(inlineProjection(size)) }
       if wanted("in-memory-append") { results.append(inMemoryAppend(size)) }
-      if wanted("in-memory-keys") { results.append(inMemoryKeys(size)) }
+      if wanted("in-memory-keys") { results.append(contentsOf: inMemoryKeys(size)) }
       if wanted("observed-increment") { results.append(observedIncrement(size)) }
       if wanted("observed-append") { results.append(observedAppend(size)) }
       if wanted("observed-read") { results.append(observedRead(size)) }

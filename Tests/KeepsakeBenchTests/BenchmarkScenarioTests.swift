@@ -31,6 +31,7 @@ struct BenchmarkScenarioTests {
         "transaction cpu", "transaction fsyncs", "cold-load", "cold-load cpu", "migrated-load",
         "migrated-load cpu", "caller-mutation", "coalescing", "in-memory-mutation",
         "projected-mutation", "inline-projection", "in-memory-append", "in-memory-keys",
+        "in-memory-keys drop",
         "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
         "keys-watch-latency", "keys-beside-large-load",

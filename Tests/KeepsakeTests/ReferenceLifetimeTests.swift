@@ -56,14 +56,48 @@ struct ReferenceLifetimeTests {
     #expect(try disk.contents(of: url) == Data("42".utf8), "the dropped key's change is written")
   }
 
-  @Test("In-memory keys keep their value for the life of their context")
-  func inMemoryValuesStay() {
+  @Test("In-memory keys keep their value and default for the life of their context")
+  func inMemoryValuesStay() async throws {
     let context = StorageContext.inMemory()
-    StorageContext.withValue(context) {
-      do { Shared(.inMemory("count"), default: 0).withLock { $0 = 7 } }
+    try await StorageContext.withValue(context) {
+      do { Shared(.inMemory("count"), default: 3).withLock { $0 = 7 } }
+      // Nothing holds the key now: its reference is gone, its value is the context's.
+      #expect(context.liveReferenceCount == 0)
       #expect(Shared(.inMemory("count"), default: 0).wrappedValue == 7)
+      #expect(try await Shared<Int>(require: .inMemory("count")).wrappedValue == 7)
+      // The default is the first one, as when the reference stayed: a rebinding falls back on it.
+      let count = Shared(.inMemory("count"), default: 0)
+      try await count.load(.inMemory("other"))
+      #expect(count.wrappedValue == 3)
     }
-    #expect(context.liveReferenceCount == 1)
+  }
+
+  @Test("A context nothing holds is freed with its in-memory values")
+  func contextsAreFreed() {
+    weak var freed: StorageContext?
+    do {
+      let context = StorageContext.inMemory()
+      freed = context
+      StorageContext.withValue(context) {
+        let shared = Shared(.inMemory("count"), default: 0)
+        shared.withLock { $0 = 7 }
+        #expect(shared.wrappedValue == 7)
+        _ = Shared(.inMemory("list"), default: [1, 2, 3]).wrappedValue
+      }
+    }
+    #expect(freed == nil, "the context and its references hold each other no longer")
+  }
+
+  @Test("Threads dropping and taking up one in-memory key at once lose no change")
+  func inMemoryChurnLosesNothing() {
+    let context = StorageContext.inMemory()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      StorageContext.withValue(context) {
+        for _ in 0..<2_000 { Shared(.inMemory("count"), default: 0).withLock { $0 += 1 } }
+      }
+    }
+    let count = StorageContext.withValue(context) { Shared(.inMemory("count"), default: 0) }
+    #expect(count.wrappedValue == 16_000)
   }
 
   @Test("Threads creating one key at once share one reference")

@@ -10,28 +10,46 @@ extension StorageContext {
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value> {
+    guard let reference = reference(for: key, creating: true, default: makeDefault) else {
+      preconditionFailure("a key's reference is made when it has none")
+    }
+    return reference
+  }
+
+  /// The reference of `key`, found, taken up from the value its last one parked, or (when
+  /// `creating`) made; `makeDefault` is called only when creating.
+  private func reference<Key: SharedKey>(
+    for key: Key, creating: Bool, default makeDefault: () -> Key.Value
+  ) -> SharedReference<Key.Value>? {
     let persists: Bool
     if case .never = key.saveTiming { persists = false } else { persists = true }
     // NB: a key that saves may be a file key, whose file's links are resolved, so every
     // spelling of one file finds one reference (see ``FileStorageKey/id``).
     let key = persists ? resolvedFile(key) : key
     let id = key.id
-    let slot = references.withLock { references in
+    let slot: ReferenceSlot? = references.withLock { references in
       // NB: through the inserting subscript's `inout` access, one hash of the key's ID where a
       // read and then a write made two.
-      let slot = Self.slot(&references[id, default: ReferenceSlot()])
-      slot.users += 1
+      let slot = creating ? Self.slot(&references[id, default: ReferenceSlot()]) : references[id]
+      slot?.users += 1
       return slot
     }
+    guard let slot else { return nil }
     let found = slot.reference(
-      orMake: { SharedReference(key: key, context: self, default: makeDefault) },
-      holdStrongly: !persists)
+      orMake: { parked in
+        if let parked { return revived(parked, for: key, in: slot) }
+        guard creating else { return nil }
+        return SharedReference(
+          key: key, context: self, default: makeDefault, parkingIn: persists ? nil : slot)
+      },
+      parks: !persists)
     // NB: read under the context's lock, which also orders tracker installation: either the
     // installer's pass over the slots sees a made reference, or this sees the tracker.
     let tracker = references.withLock { _ in
       slot.users -= 1
-      return found.made ? changeTracking.tracker : nil
+      return found?.made == true ? changeTracking.tracker : nil
     }
+    guard let found else { return nil }
     // NB: what this call made is of the key's value type; only a reference found may not be.
     let reference =
       found.made
@@ -39,6 +57,21 @@ extension StorageContext {
       : existing(found.reference, for: key)
     tracker?.register(reference)
     return reference
+  }
+
+  /// A new reference of in-memory `key`, with the value and default its last one parked.
+  @inline(never)
+  private func revived<Key: SharedKey>(
+    _ parked: ParkedValue, for key: Key, in slot: ReferenceSlot
+  ) -> SharedReference<Key.Value> {
+    guard let value = parked.value as? Key.Value, let fallback = parked.fallback as? Key.Value
+    else {
+      preconditionFailure(
+        "The key \(key.id) is already used with another value type in \(self). A key "
+          + "names one stored value; give each type its own key.")
+    }
+    return SharedReference(
+      key: key, context: self, default: { fallback }, parkingIn: slot, revive: { $0 = value })
   }
 
   /// A reference found in a slot, as the reference of `key`.
@@ -57,11 +90,12 @@ extension StorageContext {
   /// The slot an inserting subscript hands over.
   private static func slot(_ slot: inout ReferenceSlot) -> ReferenceSlot { slot }
 
-  /// The live reference of `key`, if it has one; never creates it.
+  /// The live reference of `key`, if it has one (for an in-memory key, taken up from the value
+  /// its last one parked); never creates one from a default.
   func existingReference<Key: SharedKey>(for key: Key) -> SharedReference<Key.Value>? {
-    let id = resolvedFile(key).id
-    let slot = references.withLock { $0[id] }
-    return slot?.reference as? SharedReference<Key.Value>
+    reference(for: key, creating: false) {
+      preconditionFailure("a default is only made for a reference being created")
+    }
   }
 
   /// `key` with its file's links resolved, if it is a file key.

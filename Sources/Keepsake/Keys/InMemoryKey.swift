@@ -1,6 +1,9 @@
 /// A key whose value lives in memory only, shared by name within a storage context.
 ///
-/// Under test every test gets fresh in-memory values.
+/// The value lives as long as its context (for ``StorageContext/live``, the process), whether or
+/// not anything holds the key: a key made again after every ``Shared`` of it was dropped has the
+/// value and the default it had. A context that nothing holds any more is freed with its
+/// values. Under test every test gets fresh in-memory values.
 public struct InMemoryKey<Value: Sendable>: SharedKey {
   /// The name that identifies the value.
   public let name: String

@@ -30,6 +30,8 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   /// Whether mutations are saved anywhere (everything but in-memory values).
   @usableFromInline let persists: Bool
+  /// Where the value goes when this reference dies, for a key that keeps it only in memory.
+  private let parkingSlot: ReferenceSlot?
   /// The default: the value when nothing is stored, and again when the stored data is deleted.
   let fallback: Value
   /// Counts mutations; a save records the generation it wrote in `savedGeneration`.
@@ -53,7 +55,20 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// whose end writes): mutations then skip telling the machine.
   @usableFromInline let saveIsArmed = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
-  let lane: any PersistenceLane
+  var lane: any PersistenceLane {
+    if let madeLane { return madeLane }
+    return laterLane.withLock { lane in
+      if let lane { return lane }
+      let made = context.scheduler.makeLane(for: key.id)
+      lane = made
+      return made
+    }
+  }
+  /// The lane of a key that persists, made with the reference.
+  private let madeLane: (any PersistenceLane)?
+  /// The lane of a key that does not persist (an in-memory value), made when first used: most
+  /// never use one, and making it was a twentieth of such a key's creation (measured).
+  private let laterLane = Mutex<(any PersistenceLane)?>(nil)
   /// What the running job carries between its steps, made by its first job.
   // NB: touched only on `lane`, which runs one thing at a time; made lazily, so a key that never
   // runs a job (most in-memory values) never allocates it.
@@ -84,7 +99,13 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// here: in this generic code each generic type it names (a file key, an optional of the
   /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
   /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
-  init(key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value) {
+  ///
+  /// A reference of a key that does not persist parks its value in `slot` when it dies; `revive`
+  /// sets the value a previous one parked.
+  init(
+    key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value,
+    parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
+  ) {
     let persists: Bool
     if case .never = given.saveTiming { persists = false } else { persists = true }
     // NB: concrete casts, each only where it can succeed (a file key always saves, an in-memory
@@ -96,7 +117,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     self.file = file
     self.context = context
     self.persists = persists
-    self.lane = context.scheduler.makeLane(for: given.id)
+    self.madeLane = persists ? context.scheduler.makeLane(for: given.id) : nil
     let loadsLater: Bool
     if let file {
       loadsLater = file.loadsInBackground
@@ -108,11 +129,14 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     let fallback = makeDefault()
     self.fallback = fallback
     var value = fallback
+    revive?(&value)
+    self.parkingSlot = slot
     // NB: a key that loads in the background starts from its default; the load arrives through
     // the outside-change path, which merges with any change made meanwhile. An in-memory key
     // stores nothing but this reference.
     let loadError =
-      loadsLater || inMemory ? nil : Self.load(given, file: file, into: &value, in: context)
+      loadsLater || inMemory || revive != nil
+      ? nil : Self.load(given, file: file, into: &value, in: context)
     self.storage = Mutex(value)
     if let file, file.merges { file.base = value }
     self.machine = Mutex(
@@ -161,6 +185,12 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   }
 
   deinit {
+    // NB: parked first: until it is, a new reference of the key waits for this one (see
+    // `ReferenceSlot`), so nothing that could run the app's code (a subscription's
+    // cancellation) comes before it.
+    parkingSlot?.park(
+      ParkedValue(value: storage.withLock { $0 }, fallback: fallback),
+      from: ObjectIdentifier(self))
     subscription.withLock { $0?.cancel() }
     // NB: a reference that persists dies only once no Shared holds it and no save is pending
     // (a scheduled save holds it), so there is nothing left to write.
