@@ -22,8 +22,9 @@ final class ReferenceSlot: Sendable {
   /// key's creation (issue 25).
   private let held = Mutex<Held>(Held())
   /// Lookups in progress that may create a reference here; see `StorageContext.forget`.
-  // NB: only read and written under the owning context's `references` lock.
-  nonisolated(unsafe) var users = 0
+  // NB: only read and written under the owning context's `references` lock, so exempt from the
+  // run-time exclusivity check of a class's variable.
+  @exclusivity(unchecked) nonisolated(unsafe) var users = 0
   /// The identity of the reference the slot holds, so a dying reference only removes its own;
   /// for a slot that parks, 0 once the dying reference has parked its value.
   let owner = Atomic<UInt>(0)
