@@ -22,9 +22,17 @@ extension LocalFileSystem {
     // NB: beside the file a link leads to, never beside the link: every spelling of one file
     // (through links, `..`, a dangling link whose target a first save creates) shares one lock.
     let target = try resolve(url, for: .lock)
-    try createFolder(target.deletingLastPathComponent())
     let path = FileLock.lockFileURL(for: target).path
-    let fd = calls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    // NB: opened for reading: closing a file opened for writing is an event for every process
+    // watching the folder, one of the five each transaction made (issue 25), and `flock` needs
+    // no write access, except where it is emulated with byte-range locks (NFS), for which the
+    // lock file is opened again for writing. Its folder is made only when it is missing.
+    var writable = false
+    var fd = calls.open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
+    if fd < 0 && errno == ENOENT {
+      try createFolder(target.deletingLastPathComponent())
+      fd = calls.open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
+    }
     guard fd >= 0 else {
       throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
     }
@@ -35,6 +43,15 @@ extension LocalFileSystem {
     while calls.flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
       if code == EINTR { continue }
+      if code == EBADF && !writable {
+        _ = calls.close(fd)
+        fd = calls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        writable = true
+        guard fd >= 0 else {
+          throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
+        }
+        continue
+      }
       guard code == EWOULDBLOCK || code == EAGAIN else {
         _ = calls.close(fd)
         throw FileSystemError(.lock, path: path, reason: .init(errno: code))
@@ -51,11 +68,12 @@ extension LocalFileSystem {
       pause = min(pause * 2, 2_000)
     }
     let calls = self.calls
+    let locked = fd
     FileLock.holding(path, true)
     return FileLock {
       FileLock.holding(path, false)
-      _ = calls.flock(fd, LOCK_UN)
-      _ = calls.close(fd)
+      _ = calls.flock(locked, LOCK_UN)
+      _ = calls.close(locked)
     }
   }
 }

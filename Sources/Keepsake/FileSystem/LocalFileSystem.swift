@@ -114,8 +114,10 @@ package struct LocalFileSystem: FileSystem {
     // target does not exist yet (its target is created).
     let target = try resolve(url, for: .write)
     let folder = target.deletingLastPathComponent()
-    try createFolder(folder)
+    // NB: a file that exists has its folder: a `mkdir` for nothing on every save was one of the
+    // system calls a transaction made twice (issue 25).
     let existingMode = try fileMode(target.path)
+    if existingMode == nil { try createFolder(folder) }
     let temporary = try writeTemporary(besides: target, mode: existingMode) { fd, path in
       try writeAll(data, to: fd, path: path)
     }

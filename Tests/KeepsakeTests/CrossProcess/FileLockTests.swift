@@ -130,4 +130,32 @@ struct FileLockTests {
           + "holding it."
     }
   }
+
+  @Test("Where flock needs a writable file (NFS emulates it), the lock file is opened for writing")
+  func lockNeedsWriting() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("data.json")
+    let live = SystemCalls.live
+    // As NFS does: an exclusive flock is a byte-range write lock, refused on a read-only file.
+    let calls = SystemCalls(
+      open: live.open, write: live.write, fullFsync: live.fullFsync, fsync: live.fsync,
+      close: live.close, rename: live.rename, link: live.link, unlink: live.unlink,
+      mkdir: live.mkdir, fchmod: live.fchmod,
+      flock: { fd, operation in
+        if operation & LOCK_EX != 0, fcntl(fd, F_GETFL) & O_ACCMODE == O_RDONLY {
+          errno = EBADF
+          return -1
+        }
+        return live.flock(fd, operation)
+      })
+    let fileSystem = LocalFileSystem(calls: calls)
+    let lock = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
+    // It is held: another attempt (a read-only open, refused the same way, then a writable
+    // one) times out.
+    #expect(throws: FileSystemError.self) {
+      _ = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
+    }
+    lock.release()
+    _ = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
+  }
 }

@@ -30,7 +30,9 @@ struct ProtocolLog {
     var reads: Set<Int32> = []
     for record in all {
       switch record.call {
-      case .open(let path, let flags, let fd) where flags & O_ACCMODE == O_RDONLY:
+      // NB: a read-only open that may create the file (a lock file's) is kept, with its close.
+      case .open(let path, let flags, let fd)
+      where flags & O_ACCMODE == O_RDONLY && flags & O_CREAT == 0:
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue
         {
