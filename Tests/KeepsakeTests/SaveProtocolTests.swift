@@ -18,9 +18,10 @@ import Testing
 /// make them at any moment.
 @Suite("The durable save protocol")
 struct SaveProtocolTests {
-  /// The durable write of `name` in the log's folder: what every writer must do. `mode` is the
-  /// mode of the file it replaces; without one, the file is new, and its folder is made first
-  /// if it is missing (here it exists).
+  /// The durable write of `name` in the log's folder: what every writer must do.
+  ///
+  /// `mode` is the mode of the file it replaces; without one, the file is new, and its folder is
+  /// made first if it is missing (here it exists).
   static func durableWrite(_ name: String, bytes: Int, mode: String? = nil) -> [String] {
     (mode == nil ? ["mkdir . -> File exists"] : []) + [
       "open <tmp of \(name)> O_WRONLY|O_CREAT|O_EXCL"
