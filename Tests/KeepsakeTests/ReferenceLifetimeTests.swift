@@ -1,6 +1,7 @@
 import Foundation
 import Keepsake
 import KeepsakeTesting
+import Synchronization
 import Testing
 
 /// Thousands of keys: a reference lives while something holds it, is forgotten afterwards,
@@ -86,6 +87,36 @@ struct ReferenceLifetimeTests {
       }
     }
     #expect(freed == nil, "the context and its references hold each other no longer")
+  }
+
+  /// A key whose save timing changes at every look: bad input a key can give.
+  struct FickleKey: SharedKey {
+    final class Looks: Sendable { let count = Mutex(0) }
+    let looks = Looks()
+    var id: SharedKeyID { SharedKeyID(kind: "fickle", name: "count") }
+    var saveTiming: SaveTiming {
+      looks.count.withLock { looks in
+        defer { looks += 1 }
+        return looks % 3 == 0 ? .never : .immediate
+      }
+    }
+    func load(in context: StorageContext) throws -> Int? { nil }
+    func save(_ value: Int, in context: StorageContext) throws {}
+  }
+
+  @Test(
+    "A key whose save timing changes between lookups never hangs its next lookup",
+    .timeLimit(.minutes(1)))
+  func fickleKeyNeverHangs() {
+    let context = StorageContext.inMemory()
+    let key = FickleKey()
+    // NB: threads at once, so a reference dies while another lookup holds its slot.
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      StorageContext.withValue(context) {
+        for _ in 0..<500 { Shared(key, default: 1).withLock { $0 += 1 } }
+      }
+    }
+    #expect(key.looks.count.withLock { $0 } > 4_000)
   }
 
   @Test("Threads dropping and taking up one in-memory key at once lose no change")

@@ -33,6 +33,11 @@ final class ReferenceSlot: Sendable {
     // NB: unchecked: the reference is a `SharedReference`, Sendable.
     weak var reference: AnyObject?
     var parked: ParkedValue?
+    /// Whether the reference last made here parks its value when it dies.
+    ///
+    /// NB: recorded, not taken from the caller: a key whose save timing changed between two
+    /// lookups must not wait for a park that its dead reference was never going to make.
+    var madeParking = false
   }
 
   /// The reference, if it is alive.
@@ -57,10 +62,11 @@ final class ReferenceSlot: Sendable {
       let found: Found = held.withLock { held in
         if let existing = held.reference { return .found(existing, made: false) }
         // A reference whose last holder let go, whose deinit is parking its value now.
-        if parks && owner.load(ordering: .acquiring) != 0 { return .dying }
+        if held.madeParking && owner.load(ordering: .acquiring) != 0 { return .dying }
         guard let made = make(held.parked) else { return .none }
         held.parked = nil
         held.reference = made
+        held.madeParking = parks
         owner.store(UInt(bitPattern: ObjectIdentifier(made).hashValue), ordering: .releasing)
         return .found(made, made: true)
       }
