@@ -21,8 +21,7 @@ extension StorageContext {
   private func reference<Key: SharedKey>(
     for key: Key, creating: Bool, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value>? {
-    let persists: Bool
-    if case .never = key.saveTiming { persists = false } else { persists = true }
+    let persists = key.saveTiming.persists
     // NB: a key that saves may be a file key, whose file's links are resolved, so every
     // spelling of one file finds one reference (see ``FileStorageKey/id``).
     let key = persists ? resolvedFile(key) : key
@@ -65,11 +64,7 @@ extension StorageContext {
     _ parked: ParkedValue, for key: Key, in slot: ReferenceSlot
   ) -> SharedReference<Key.Value> {
     guard let value = parked.value as? Key.Value, let fallback = parked.fallback as? Key.Value
-    else {
-      preconditionFailure(
-        "The key \(key.id) is already used with another value type in \(self). A key "
-          + "names one stored value; give each type its own key.")
-    }
+    else { usedWithAnotherType(key) }
     return SharedReference(
       key: key, context: self, default: { fallback }, parkingIn: slot, revive: { $0 = value })
   }
@@ -79,12 +74,16 @@ extension StorageContext {
   private func existing<Key: SharedKey>(
     _ found: AnyObject, for key: Key
   ) -> SharedReference<Key.Value> {
-    guard let reference = found as? SharedReference<Key.Value> else {
-      preconditionFailure(
-        "The key \(key.id) is already used with another value type in \(self). A key "
-          + "names one stored value; give each type its own key.")
-    }
+    guard let reference = found as? SharedReference<Key.Value> else { usedWithAnotherType(key) }
     return reference
+  }
+
+  /// Stops the program: `key` names a value of another type in this context, a programming
+  /// error in the app.
+  private func usedWithAnotherType(_ key: some SharedKey) -> Never {
+    preconditionFailure(
+      "The key \(key.id) is already used with another value type in \(self). A key names one "
+        + "stored value; give each type its own key.")
   }
 
   /// The slot an inserting subscript hands over.

@@ -409,6 +409,12 @@ extension PersistenceMachine {
 }
 
 extension SaveTiming {
+  /// Whether a key of this timing saves anywhere (all but in-memory values and the like).
+  var persists: Bool {
+    if case .never = self { return false }
+    return true
+  }
+
   /// The coalescing interval, for timings that have one.
   var interval: Duration? {
     if case .coalesced(let interval) = self { return interval }

@@ -108,8 +108,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value,
     parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
   ) {
-    let persists: Bool
-    if case .never = given.saveTiming { persists = false } else { persists = true }
+    let persists = given.saveTiming.persists
     // NB: concrete casts, each only where it can succeed (a file key always saves, an in-memory
     // key never does): a cast to `any CoordinatedKey<Value>` (a parameterized protocol) cost
     // more than the rest of an in-memory key's creation; file keys are the coordinated ones.
@@ -254,6 +253,8 @@ extension SharedReference: SharedChangeTrackable {
 final class FileParts<Value: Sendable>: Sendable {
   /// The key, with state of its own (see `FileStorageKey.withOwnState()`).
   let key: FileStorageKey<Value>
+  /// The same key, as the reference stores it (made here, so the reference's creation never
+  /// names the file key's type).
   let anyKey: any SharedKey<Value>
   let loadsInBackground: Bool
   /// Whether the value merges three ways, so the reference keeps the base of a merge.
