@@ -64,7 +64,8 @@ let package = Package(
       name: "keepsake-stress", dependencies: ["KeepsakeStress", "Keepsake"],
       path: "Tools/keepsake-stress"),
     .executableTarget(
-      name: "keepsake-bench", dependencies: ["Keepsake", "DraftsFeature", "FaultInjection"],
+      name: "keepsake-bench",
+      dependencies: ["Keepsake", "DraftsFeature", "FaultInjection", "KeepsakeStress"],
       path: "Benchmarks/keepsake-bench"),
 
     // Its exit-flush and UserDefaults suites run `keepsake-stress` as their child process.

@@ -28,6 +28,13 @@ struct Benchmark {
   var largeLoadDrafts = 70_000
   /// The small keys created beside that load, and again without it.
   var besideLoadKeys = 300
+  /// The processes of the `processes` row, and the transactions each runs.
+  var processesWork = (processes: 8, transactions: 200)
+  /// Repetitions of the `processes` row (each side takes seconds).
+  var processRepetitions = 5
+  /// The program that runs one process of the `processes` row, and the words before its
+  /// settings (`nil`: the row says it could not be measured).
+  var processesChild: (executable: String, arguments: [String])?
 
   /// Every scenario, in the order the table shows them.
   static let scenarios = [
@@ -35,7 +42,7 @@ struct Benchmark {
     "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
     "in-memory-keys", "observed-increment",
     "observed-append",
-    "observed-read", "tracked-increment", "keys", "peak-memory",
+    "observed-read", "tracked-increment", "keys", "peak-memory", "processes",
   ]
 
   init(folder: URL) {
@@ -74,6 +81,7 @@ struct Benchmark {
       if let executable, wanted("peak-memory") {
         results.append(try peakMemory(size, executable: executable))
       }
+      if size == sizes.first, wanted("processes") { results.append(processes()) }
     }
     return results
   }

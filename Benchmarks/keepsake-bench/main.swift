@@ -1,6 +1,7 @@
 import DraftsFeature
 import Foundation
 import Keepsake
+import KeepsakeStress
 
 // keepsake-bench: Keepsake against a hand-written floor, in the same run.
 //   swift run -c release keepsake-bench [--json] [--sizes 1000,10000] [--repetitions N]
@@ -21,6 +22,14 @@ if arguments.first == "--keys-child" {
   // A child process that creates, reads and drops file keys, then prints what it measured.
   exit(Benchmark.runChurnChild(Array(arguments.dropFirst())))
 }
+if arguments.first == "--processes-child" {
+  // One of the processes of the `processes` row: `update` transactions on a shared file.
+  guard let options = ProcessesChild.Options(arguments: Array(arguments.dropFirst())) else {
+    FileHandle.standardError.write(Data("keepsake-bench: bad --processes-child settings\n".utf8))
+    exit(2)
+  }
+  exit(await ProcessesChild.run(options))
+}
 if arguments.first == "--fsync-child" {
   // A child process, traced by strace, that makes a known number of durable saves.
   exit(await FsyncCount.runChild(Array(arguments.dropFirst())))
@@ -30,6 +39,7 @@ var benchmark = Benchmark(
   folder: FileManager.default.temporaryDirectory
     .appendingPathComponent("keepsake-bench-\(UUID().uuidString)"))
 benchmark.executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+benchmark.processesChild = benchmark.executable.map { ($0.path, ["--processes-child"]) }
 let json = arguments.contains("--json")
 func value(after option: String) -> String? {
   guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else {

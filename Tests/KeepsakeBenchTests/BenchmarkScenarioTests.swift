@@ -24,6 +24,14 @@ struct BenchmarkScenarioTests {
     // loaded machine (the scenario checks that it did).
     benchmark.largeLoadDrafts = 40_000
     benchmark.besideLoadKeys = 20
+    benchmark.processesWork = (processes: 2, transactions: 5)
+    benchmark.processRepetitions = 1
+    // NB: the benchmark's own child entry, as the release run starts it: `keepsake-bench` is
+    // built beside the test bundle.
+    let bench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+      .deletingLastPathComponent().appendingPathComponent("keepsake-bench")
+    try #require(FileManager.default.isExecutableFile(atPath: bench.path))
+    benchmark.processesChild = (bench.path, ["--processes-child"])
     let results = try await benchmark.run()
     #expect(
       Set(results.map(\.scenario)) == [
@@ -34,7 +42,7 @@ struct BenchmarkScenarioTests {
         "in-memory-keys drop",
         "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
-        "keys-watch-latency", "keys-beside-large-load",
+        "keys-watch-latency", "keys-beside-large-load", "processes",
       ])
     for result in results {
       #expect(result.failure == nil, "\(result.scenario): \(result.failure ?? "")")
@@ -56,6 +64,9 @@ struct BenchmarkScenarioTests {
     #expect(watch.keepsake.median == 1_000, "every live key saw its file change")
     let coalescing = try #require(results.first { $0.scenario == "coalescing" })
     #expect(coalescing.keepsake.median <= 5)
+    let processes = try #require(results.first { $0.scenario == "processes" })
+    #expect(processes.size == 10, "2 processes × 5 transactions, every one acknowledged")
+    #expect(processes.perItem)
     let mutation = try #require(results.first { $0.scenario == "caller-mutation" })
     #expect(mutation.note == "no file I/O on caller")
   }

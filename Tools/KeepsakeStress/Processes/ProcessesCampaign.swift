@@ -203,10 +203,10 @@ public struct ProcessesCampaign: Sendable {
     return ChildGroup.run(
       name, executable: configuration.executable,
       arguments: (0..<processes).map { process in
-        [
-          "processes-child", url.path, "--mode", mode.rawValue, "--process", "\(process)",
-          "--count", "\(count)", "--start-file", startFile.path, "--seed", "\(configuration.seed)",
-        ]
+        ["processes-child"]
+          + ProcessesChild.arguments(
+            url: url, mode: mode, process: process, count: count, startFile: startFile,
+            seed: configuration.seed)
       },
       startFile: startFile, timeout: configuration.timeout)
   }
@@ -237,7 +237,7 @@ public struct ProcessesCampaign: Sendable {
     return count
   }
 
-  private static func read(_ url: URL, unmerged: Bool) -> (items: [ProcessItem], error: String?) {
+  static func read(_ url: URL, unmerged: Bool) -> (items: [ProcessItem], error: String?) {
     // NB: a context of its own, so the value comes from the file, not from a cached reference.
     StorageContext.withValue(.disk(name: "processes check \(UUID().uuidString)")) {
       if unmerged {

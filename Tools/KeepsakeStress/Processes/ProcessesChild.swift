@@ -46,6 +46,34 @@ public enum ProcessesChild {
       self.url = url
       self.startFile = startFile
     }
+
+    /// The settings ``ProcessesChild/arguments(url:mode:process:count:startFile:seed:)``
+    /// wrote, or `nil` when `words` are not exactly those.
+    public init?(arguments words: [String]) {
+      guard words.count == 11, words[1] == "--mode", let mode = Mode(rawValue: words[2]),
+        words[3] == "--process", let process = Int(words[4]), words[5] == "--count",
+        let count = Int(words[6]), count >= 0, words[7] == "--start-file",
+        words[9] == "--seed", let seed = UInt64(words[10])
+      else { return nil }
+      self.init(
+        url: URL(fileURLWithPath: words[0]), startFile: URL(fileURLWithPath: words[8]))
+      self.mode = mode
+      self.process = process
+      self.count = count
+      self.seed = seed
+    }
+  }
+
+  /// The words after the command that make a child with these settings, as
+  /// ``Options/init(arguments:)`` reads them: `<file> --mode M --process P --count N
+  /// --start-file F --seed S`.
+  public static func arguments(
+    url: URL, mode: Mode, process: Int, count: Int, startFile: URL, seed: UInt64
+  ) -> [String] {
+    [
+      url.path, "--mode", mode.rawValue, "--process", "\(process)", "--count", "\(count)",
+      "--start-file", startFile.path, "--seed", "\(seed)",
+    ]
   }
 
   /// How long a child waits for the start file before giving up: a parent that died must not
