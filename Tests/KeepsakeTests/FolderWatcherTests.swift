@@ -85,6 +85,25 @@ struct FolderWatcherTests {
     withExtendedLifetime(second) {}
   }
 
+  #if os(Linux)
+    @Test("A watcher that goes away ends its reader thread and closes its inotify instance")
+    func goneWatcherStopsItsReader() async throws {
+      let folder = try TemporaryFolder()
+      let file = folder.file("items.json")
+      var watcher: FolderWatcher? = FolderWatcher()
+      let calls = Calls()
+      var subscription = watcher?.subscribe(file) { calls.record() }
+      try replaceAtomically(file, with: "[1]")
+      #expect(await afterKernelEvents { calls.count > 0 })
+      let stopped = try #require(watcher?.readerStopped)
+      #expect(!stopped())
+      subscription?.cancel()
+      subscription = nil
+      watcher = nil
+      #expect(await afterKernelEvents { stopped() })
+    }
+  #endif
+
   @Test("Two files in one folder share one watch, and each is told only about its own")
   func twoFilesOneFolder() async throws {
     let folder = try TemporaryFolder()

@@ -46,6 +46,15 @@ package final class FolderWatcher: Sendable {
     state.withLock { $0.backend.shutDown() }
   }
 
+  #if os(Linux) || os(Android)
+    /// Whether the inotify reader thread has closed its descriptors and ended (for tests: a
+    /// watcher that goes away must not leave either behind).
+    package var readerStopped: @Sendable () -> Bool {
+      let flag = state.withLock { $0.backend.readerStopped }
+      return { flag.isSet.load(ordering: .acquiring) }
+    }
+  #endif
+
   /// Calls `onChange` when the file at `url` may have been changed by someone else, through the
   /// process's one watcher; keep the subscription for as long as notifications are wanted.
   ///
