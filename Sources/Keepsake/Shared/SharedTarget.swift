@@ -177,7 +177,11 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
 
   /// Runs `body` on the part with `body`'s own error type; a change to a part that is gone is
   /// dropped, with a warning.
-  @inlinable
+  ///
+  /// NB: always inlined, so where a member projection is made and changed at once the
+  /// caller's closure is called from its accessor without the wrapping closure's layers
+  /// (inline-projection: 281 to 210 instructions).
+  @inlinable @inline(__always)
   func change<R, E: Error>(_ root: AnyObject, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
     var result: R?
     let missing: PartGone?
