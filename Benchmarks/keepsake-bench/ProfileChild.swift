@@ -11,7 +11,9 @@ import Keepsake
 enum ProfileChild {
   static let scenarios = [
     "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
-    "observed-increment", "observed-read", "in-memory-keys",
+    "observed-increment", "observed-read", "in-memory-keys", "observed-append",
+    // The floors of the rows above that are not themselves a row here.
+    "parent-mutation", "observed-append-floor",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -38,6 +40,10 @@ enum ProfileChild {
         let settings = Shared(.inMemory("counters"), default: Benchmark.Counters())
         for _ in 0..<count { settings.opened.withLock { $0 += 1 } }
         total = settings.wrappedValue.opened
+      case "parent-mutation":
+        let settings = Shared(.inMemory("counters"), default: Benchmark.Counters())
+        for _ in 0..<count { settings.withLock { $0.opened += 1 } }
+        total = settings.wrappedValue.opened
       case "in-memory-append":
         let draft = SampleDrafts.make(1, seed: 3)[0]
         let drafts = Shared(.inMemory("drafts"), default: [Draft]())
@@ -48,6 +54,18 @@ enum ProfileChild {
         _ = shared.wrappedValue
         for _ in 0..<count { shared.withLock { $0 += 1 } }
         total = shared.wrappedValue
+      case "observed-append":
+        let draft = SampleDrafts.make(1, seed: 3)[0]
+        let drafts = Shared(.inMemory("drafts"), default: [Draft]())
+        _ = drafts.wrappedValue
+        for _ in 0..<count { drafts.withLock { $0.append(draft) } }
+        total = drafts.wrappedValue.count
+      case "observed-append-floor":
+        let draft = SampleDrafts.make(1, seed: 3)[0]
+        let floor = ObservableFloor([Draft]())
+        _ = floor.value
+        for _ in 0..<count { floor.withLock { $0.append(draft) } }
+        total = floor.value.count
       case "observed-read":
         let shared = Shared(.inMemory("observed"), default: 1)
         for _ in 0..<count { total &+= shared.wrappedValue }

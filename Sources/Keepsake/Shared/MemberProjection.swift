@@ -5,29 +5,9 @@ import Synchronization
 // `SharedReader`).
 
 extension SharedPath {
-  /// The member at `keyPath` of a key's value, whose reference is the root.
-  ///
-  /// NB: inlinable, so the accessors are made where `Root` and `Value` are known: closures that
-  /// capture nothing, specialized, that reach a stored member at its offset inside the value
-  /// the root's lock hands over (`MemoryLayout.offset(of:)` is non-nil only for a path of
-  /// stored properties inside `Root`'s own storage) and any other member by key path.
-  @inlinable
-  static func member<Root: Sendable>(_ keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
-    SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
-      read: { root, state, offset in
-        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
-      },
-      modify: { root, state, offset, body in
-        try unsafeDowncast(root, to: SharedReference<Root>.self).withLock { value in
-          try change(&value, state, offset, body)
-        }
-        return nil
-      })
-  }
-
-  /// The member at `keyPath` of the value of a `Shared`'s cell, which is the root (the cell's
-  /// first target, a key's reference).
+  /// The member at `keyPath` of the value of a cell, which is the root: a `Shared`'s own cell,
+  /// whose first target is a key's reference, or a cell made for the projection (see
+  /// `Shared.memberRoot`), whose only target is what the `Shared` it came from read then.
   ///
   /// NB: the cell rather than the reference, because retaining the cell is cheap: a reference is
   /// referred to weakly (by its context, by its subscriptions), so its count lives in a side
@@ -39,19 +19,40 @@ extension SharedPath {
     SharedPath(
       state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
       read: { root, state, offset in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else { return member(of: cell.initial, state, offset) }
         // NB: through the cell's `initial` in place: taking its reference out as an argument
         // copied the target and retained the reference (the slow path this avoids).
-        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
-          member(of: value, state, offset)
-        }
+        return cell.initial.readPart { value in member(of: value, state, offset) }
       },
       modify: { root, state, offset, body in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else {
+          return try changeMember(of: cell.initial, state, offset, body)
+        }
         // NB: through the cell's `initial` in place: taking its reference out retained and
         // released it (the slow path this avoids).
-        try unsafeDowncast(root, to: SharedCell<Root>.self).initial.changeMember(
-          Value.self, state, offset, body)
+        try cell.initial.changeMember(Value.self, state, offset, body)
         return nil
       })
+  }
+
+  /// The member at `offset` (or, without one, at the key path `state`) of the value of
+  /// `parent`, a projection.
+  @inlinable @inline(never)
+  static func member<Root>(of parent: SharedTarget<Root>, _ state: AnyObject, _ offset: Int)
+    -> Value
+  {
+    withUnsafePointer(to: parent.value) { member(of: $0, state, offset) }
+  }
+
+  /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
+  /// `state`) of the value of `parent`, a projection; what is missing when its part is gone.
+  @inlinable @inline(never)
+  static func changeMember<Root>(
+    of parent: SharedTarget<Root>, _ state: AnyObject, _ offset: Int, _ body: Change
+  ) throws -> PartGone? {
+    try parent.modify { value in try change(&value, state, offset, body) }
   }
 
   /// The member at `keyPath`, read only, of a key's value.
@@ -151,21 +152,11 @@ final class ChainedMember<Parent: Sendable, Value: Sendable>: @unchecked Sendabl
 
 extension ChainedMember: DescribedPart {
   var partDescription: String {
-    (parent.path.map { SharedDescription.path($0.state) } ?? "")
-      + SharedDescription.path(keyPath)
+    parent.pathDescription + SharedDescription.path(keyPath)
   }
 }
 
 extension SharedTarget {
-  /// The projection of the member at `keyPath`.
-  @inlinable
-  func appending<Member: Sendable>(_ keyPath: WritableKeyPath<Value, Member>) -> SharedTarget<
-    Member
-  > {
-    guard path != nil else { return SharedTarget<Member>(object: object, path: .member(keyPath)) }
-    return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
-  }
-
   /// The read-only projection of the member at `keyPath`.
   @inlinable
   func appending<Member: Sendable>(readOnly keyPath: KeyPath<Value, Member>) -> SharedTarget<

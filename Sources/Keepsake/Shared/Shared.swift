@@ -199,14 +199,26 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
   ) -> Shared<Member> {
+    // NB: one path whatever the root, so where the projection is used at once
+    // (`$settings.opened.withLock { ... }`) the optimizer knows its accessor and calls it
+    // directly: with a path per kind of root, the call went through the stored closure and the
+    // key path was made, retained and released on every call (inline-projection, issue 25).
+    Shared<Member>(object: memberRoot, path: .member(ofCell: keyPath))
+  }
+
+  /// The root of a member projection: this `Shared`'s cell, while it holds a key's reference.
+  @inlinable var memberRoot: AnyObject {
     if path == nil {
       let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
-      if !cell.isRebound.load(ordering: .relaxed) {
-        return Shared<Member>(object: cell, path: .member(ofCell: keyPath))
-      }
+      if !cell.isRebound.load(ordering: .relaxed) { return cell }
     }
-    return Shared<Member>(projection: current.appending(keyPath))
+    return projectionCell()
   }
+
+  /// A cell whose only target is what this `Shared` reads now (a rebound cell's target, or a
+  /// projection), as the root of projections made from it: they keep that target, as in
+  /// swift-sharing, whatever this `Shared` is pointed at later.
+  @usableFromInline func projectionCell() -> SharedCell<Value> { SharedCell(current) }
 
   /// Read-only access to a part of the value that cannot be written, such as a `let` or a get-only
   /// computed member: `$user.id`.

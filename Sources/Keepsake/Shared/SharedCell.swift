@@ -105,8 +105,11 @@ private struct SharedCellState: Sendable {
 protocol SharedCellRoot: AnyObject {
   /// The root of the cell's first target.
   var initialRoot: any SharedRoot { get }
+  /// The path from the key's value to the value of the cell's first target, for descriptions.
+  var initialPathDescription: String { get }
 }
 
 extension SharedCell {
   var initialRoot: any SharedRoot { initial.root }
+  var initialPathDescription: String { initial.pathDescription }
 }

@@ -222,6 +222,6 @@ final class DerivedPart<Parent: Sendable, Value: Sendable>: Sendable, DescribedP
   func read() -> Value { body(parent.value) }
 
   var partDescription: String {
-    (parent.path.map { SharedDescription.path($0.state) } ?? "") + ".read(as: \(Value.self).self)"
+    parent.pathDescription + ".read(as: \(Value.self).self)"
   }
 }

@@ -115,12 +115,19 @@ struct SharedTarget<Value: Sendable>: @unchecked Sendable {
   /// projection its current value.
   var fallback: Value { keyReference?.fallback ?? value }
 
-  var description: String {
-    root.keyDescription + (path.map { SharedDescription.path($0.state) } ?? "")
-  }
+  var description: String { root.keyDescription + pathDescription }
 
   /// ``description`` without a `Shared(value:)`'s value.
-  var name: String { root.keyName + (path.map { SharedDescription.path($0.state) } ?? "") }
+  var name: String { root.keyName + pathDescription }
+
+  /// The part of ``description`` after the key: the path from the key's value to this one.
+  ///
+  /// NB: a projection rooted at a cell made for it (see `Shared.memberRoot`) starts where the
+  /// cell's target does.
+  var pathDescription: String {
+    let start = (object as? any SharedCellRoot)?.initialPathDescription ?? ""
+    return start + (path.map { SharedDescription.path($0.state) } ?? "")
+  }
 }
 
 /// How a projection reaches its value inside its root's: accessors made where the types are
@@ -170,7 +177,11 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
 
   /// Runs `body` on the part with `body`'s own error type; a change to a part that is gone is
   /// dropped, with a warning.
-  @inlinable
+  ///
+  /// NB: always inlined, so where a member projection is made and changed at once the
+  /// caller's closure is called from its accessor without the wrapping closure's layers
+  /// (inline-projection: 281 to 210 instructions).
+  @inlinable @inline(__always)
   func change<R, E: Error>(_ root: AnyObject, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
     var result: R?
     let missing: PartGone?

@@ -40,6 +40,10 @@ struct DescriptionTests {
       { Shared(.inMemory("user"), default: User()).name.description }
     ),
     (
+      #"Shared<String>(.inMemory("user")[dynamicMember: \User.address][dynamicMember: \Address.city])"#,
+      { Shared(.inMemory("user"), default: User()).address.city.description }
+    ),
+    (
       #"SharedReader<String>(.inMemory("user")[dynamicMember: \User.address][dynamicMember: \Address.city])"#,
       { SharedReader(Shared(.inMemory("user"), default: User())).address.city.description }
     ),

@@ -165,6 +165,22 @@ struct ProjectionTests {
     await #expect(throws: MissingPart.self) { try await last.update { $0.text = "again" } }
   }
 
+  @Test("A member of an element reference changes its element, and of a removed one drops changes")
+  func memberOfElement() async throws {
+    @Shared(value: [Note(id: 1, text: "a"), Note(id: 2, text: "b")]) var notes
+    let text = try #require($notes[id: 2]).text
+    text.withLock { $0 = "B" }
+    #expect(notes[1].text == "B")
+    $notes.withLock { $0.reverse() }
+    text.withLock { $0 += "!" }
+    #expect(notes[0] == Note(id: 2, text: "B!"))
+    _ = $notes.withLock { $0.removeFirst() }
+    #expect(text.wrappedValue == "B!")
+    text.withLock { $0 = "changed" }
+    #expect(notes == [Note(id: 1, text: "a")], "nothing came back")
+    await #expect(throws: MissingPart.self) { try await text.update { $0 = "again" } }
+  }
+
   @Test("Values stream: the current value first, then each change, from any thread")
   func valuesStream() async throws {
     @Shared(.inMemory("stream")) var count = 0

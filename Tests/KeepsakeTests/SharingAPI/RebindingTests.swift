@@ -78,6 +78,24 @@ struct RebindingTests {
     #expect($user.id.wrappedValue == 1729, "a projection made after follows the new value")
   }
 
+  @Test(
+    "A projection made after a rebinding changes the new value, and keeps it when rebound again")
+  func projectionMadeAfterRebinding() {
+    @Shared(value: User(id: 1, name: "Blob")) var user
+    let first = $user
+    let second = Shared(value: User(id: 2, name: "Ada"))
+    $user = second
+    let name = $user.name
+    name.withLock { $0 = "Grace" }
+    #expect(second.wrappedValue.name == "Grace")
+    $user = Shared(value: User(id: 3, name: "Lin"))
+    name.withLock { $0 += "!" }
+    #expect(name.wrappedValue == "Grace!")
+    #expect(second.wrappedValue.name == "Grace!")
+    #expect(user.name == "Lin")
+    #expect(first.wrappedValue.name == "Lin", "copies taken before follow the Shared")
+  }
+
   @Test("A projection's variable given another Shared changes, its copies keep the part")
   func projectionVariableRebinding() {
     @Shared(value: User(id: 1, name: "Blob")) var user
