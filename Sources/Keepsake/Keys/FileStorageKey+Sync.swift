@@ -75,7 +75,7 @@ extension FileStorageKey {
   /// what it cannot do here, the background scan does.
   func syncMergeBeforeLoading(in context: StorageContext) {
     let target = syncTarget
-    guard SyncFolder.engine(containing: target.folder, in: context.fileSystem) != nil,
+    guard SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem) != nil,
       sync.state.isSynced(target, in: context, data: nil)
     else { return }
     SyncResolver(target: target, context: context, state: sync.state)

@@ -80,7 +80,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
-    let path = url.standardizedFileURL.path
+    let path = FolderPath.standardPath(of: url)
     self.id = SharedKeyID(kind: "file", name: path)
     self.file = url
     self.pathProblem = Self.problem(withPath: path)

@@ -32,9 +32,27 @@ enum ConflictCopyName {
 
   /// Whether `candidate` might be any engine's copy of some file: a cheap first look for the
   /// watcher, which hands every name in the folder to each key.
+  ///
+  /// NB: searched as bytes: Foundation's `contains` costs about 7,000 instructions a call on
+  /// Linux, and this runs for every name of every event in a watched folder, for each key in it
+  /// (issue 25). A byte search finds every match a character search does (the tags are ASCII),
+  /// and ``engine(ofCopy:of:)`` decides.
   static func mightBeCopy(_ candidate: String) -> Bool {
-    candidate.contains(".sync-conflict-") || candidate.contains("conflicted copy")
-      || candidate.contains("_conflict")
+    let name = Array(candidate.utf8)
+    return tags.contains { tag in contains(name, tag) }
+  }
+
+  private static let tags = [".sync-conflict-", "conflicted copy", "_conflict"].map {
+    Array($0.utf8)
+  }
+
+  private static func contains(_ name: [UInt8], _ tag: [UInt8]) -> Bool {
+    guard !tag.isEmpty, tag.count <= name.count else { return tag.isEmpty }
+    for start in 0...(name.count - tag.count)
+    where name[start] == tag[0] && name[start..<(start + tag.count)].elementsEqual(tag) {
+      return true
+    }
+    return false
   }
 
   /// The stem and the extension (with its dot) of a file name; a leading dot is no extension.

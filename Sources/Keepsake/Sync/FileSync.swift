@@ -46,19 +46,42 @@ struct SyncTarget<Value: Sendable>: Sendable {
   let merge: SharedMerge<Value>?
   let maximumFileSize: Int
   let options: SyncOptions
+  /// The file's folder, and its path.
+  ///
+  /// NB: made once, from the path's string: on Linux `deletingLastPathComponent()`
+  /// standardizes and resolves links with a system call per component, and `URL.path` costs
+  /// about 4,000 instructions a call; a key's creation asked for the folder three times
+  /// (issue 25).
+  let folder: URL
+  let folderPath: String
+
+  init(
+    url: URL, keyID: SharedKeyID, decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data,
+    encodeWithAncestry: (@Sendable (Value, Ancestry) throws -> Data)?,
+    merge: SharedMerge<Value>?, maximumFileSize: Int, options: SyncOptions
+  ) {
+    self.url = url
+    self.keyID = keyID
+    self.decode = decode
+    self.encode = encode
+    self.encodeWithAncestry = encodeWithAncestry
+    self.merge = merge
+    self.maximumFileSize = maximumFileSize
+    self.options = options
+    let path = url.path
+    if let slash = path.lastIndex(of: "/") {
+      folderPath = slash == path.startIndex ? "/" : String(path[..<slash])
+      folder = URL(fileURLWithPath: folderPath, isDirectory: true)
+    } else {
+      folder = url.deletingLastPathComponent()
+      folderPath = folder.path
+    }
+  }
 
   /// Whether the file's bytes carry their ancestry (versioned formats).
   var carriesAncestry: Bool { encodeWithAncestry != nil }
 
-  /// The file's folder.
-  ///
-  /// NB: by the path's string: on Linux `deletingLastPathComponent()` standardizes and resolves
-  /// links with a system call per component, on every key's creation.
-  var folder: URL {
-    let path = url.path
-    guard let slash = path.lastIndex(of: "/") else { return url.deletingLastPathComponent() }
-    return URL(fileURLWithPath: slash == path.startIndex ? "/" : String(path[..<slash]))
-  }
   var fileName: String { url.lastPathComponent }
 
   /// This device's store of versions on `context`'s file system.

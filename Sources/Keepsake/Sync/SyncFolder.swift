@@ -20,7 +20,11 @@ enum SyncFolder {
   static func engine(containing folder: URL, in fileSystem: any FileSystem) -> SyncEngine? {
     // NB: the path as given, not standardized: standardizing costs system calls on Linux, and
     // a key's folder is already the path its identity was made from.
-    let path = folder.path
+    engine(containingPath: folder.path, in: fileSystem)
+  }
+
+  /// ``engine(containing:in:)`` of the folder at `path`.
+  static func engine(containingPath path: String, in fileSystem: any FileSystem) -> SyncEngine? {
     let caches = fileSystem is LocalFileSystem
     if caches, let known = cache.withLock({ $0[path] }) { return known }
     let found = look(from: path, in: fileSystem)

@@ -58,7 +58,7 @@ final class SyncState<Value: Sendable>: Sendable {
     case .notSynced where !(data.map(Self.carriesAncestry) ?? false): return false
     default: break
     }
-    let engine = SyncFolder.engine(containing: target.folder, in: context.fileSystem)
+    let engine = SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
     let synced =
       engine != nil || (target.carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
     fields.withLock { fields in

@@ -247,13 +247,13 @@ extension FolderWatcher {
 
     /// Removes a subscriber from a folder, removing the folder's watch if it was the last.
     private mutating func detach(_ id: Int, from path: String) {
-      guard var folder = folders[path] else { return }
-      folder.subscribers.remove(id)
-      guard folder.subscribers.isEmpty else {
-        folders[path] = folder
-        return
-      }
-      folders[path] = nil
+      // NB: changed in place: a copy taken out of the dictionary shares its set of subscribers,
+      // which the removal then copied whole (100 subscribers of a folder: a tenth of a file
+      // key's creation and release, issue 25).
+      guard let index = folders.index(forKey: path) else { return }
+      folders.values[index].subscribers.remove(id)
+      guard folders.values[index].subscribers.isEmpty else { return }
+      let folder = folders.remove(at: index).value
       pathsByToken[folder.token]?.remove(path)
       guard pathsByToken[folder.token]?.isEmpty ?? true else { return }
       pathsByToken[folder.token] = nil

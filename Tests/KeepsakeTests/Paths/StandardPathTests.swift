@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import Keepsake
+
+/// A key's identity and the watcher's routes use paths read by hand, faster than Foundation's
+/// `URL` operations: the results must be Foundation's, for every spelling of a path.
+@Suite("Standard paths")
+struct StandardPathTests {
+  static let spellings = [
+    "/", "/tmp", "/tmp/a.json", "/tmp/a/", "/tmp//a", "/tmp/./a", "/tmp/../a", "/tmp/a/.",
+    "/tmp/a/..", "/./tmp", "//tmp", "/tmp/.a", "/tmp/..a", "/tmp/a..b", "/tmp/a.", "/tmp/...",
+    "/tmp/%41", "/tmp/a b/c", "/tmp/é/ü.json", "/tmp/e\u{301}", "relative/x.json", "x.json",
+    "/tmp/.keepsake-entries", "/a/b/c/d/e/f/g.json",
+  ]
+
+  @Test("A path's standard form is Foundation's standardized path", arguments: spellings)
+  func standardPathIsFoundations(_ spelling: String) {
+    let url = URL(fileURLWithPath: spelling)
+    #expect(FolderPath.standardPath(of: url) == url.standardizedFileURL.path)
+  }
+
+  @Test("Only absolute paths without empty, '.' or '..' components count as standard")
+  func whatIsStandard() {
+    for path in ["/", "/tmp", "/tmp/a.json", "/tmp/.a", "/tmp/..a", "/tmp/a..b", "/tmp/..."] {
+      #expect(FolderPath.isStandard(path), "\(path)")
+    }
+    for path in ["", "tmp", "/tmp/", "//tmp", "/tmp/./a", "/tmp/../a", "/tmp/.", "/tmp/.."] {
+      #expect(!FolderPath.isStandard(path), "\(path)")
+    }
+  }
+
+  @Test("A path's components are split at its slashes, bytes and all", arguments: spellings)
+  func componentsAreSlashSeparated(_ spelling: String) {
+    #expect(
+      FolderPath.components(spelling) == spelling.split(separator: "/").map(String.init))
+  }
+
+  @Test("The lexical form of a path is unchanged by the byte check", arguments: spellings)
+  func lexicalForm(_ spelling: String) {
+    let path = URL(fileURLWithPath: spelling).path
+    let expected =
+      path.contains("//") || path.contains("/.") || path.hasSuffix("/")
+      ? "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/") : path
+    #expect(LocalFileSystem.lexical(path) == expected)
+  }
+}
