@@ -81,6 +81,9 @@ package protocol FileSystem: Sendable {
   /// name `matching` accepts may have been created or replaced: the conflict copies sync engines
   /// put beside a file (see "Devices" in the Data safety article).
   ///
+  /// `folder` is the folder of a key's resolved file (see ``resolve(_:folders:)``), with its
+  /// links resolved already, as the `url` of ``watch(_:onChange:)`` is.
+  ///
   /// `matching` is called on the watcher's own thread for every name the folder's events carry:
   /// it must be quick and must not block. A file system that cannot watch a folder's entries
   /// returns `nil` (the default); copies are then still found whenever the file itself changes.

@@ -75,9 +75,10 @@ package struct LocalFileSystem: FileSystem {
       throw FileSystemError(
         .read, path: path, reason: .tooLarge(size: Int64(info.st_size), limit: maximumSize))
     }
-    // A regular file never blocks anyway; plain blocking reads say what the loop below expects.
-    let flags = fcntl(fd, F_GETFL)
-    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    // NB: `O_NONBLOCK` (which kept the open from hanging on a FIFO) is left on: a regular file's
+    // reads ignore it, and clearing it first cost two system calls per read (issue 25). A file
+    // system that answers `EAGAIN` anyway has it cleared then.
+    var clearedNonBlocking = false
     // One byte more than the size, so reading an unchanged file ends without growing the
     // buffer; the size can still change while reading (another process writing in place), and
     // the byte over the limit is what proves a file grew too large. The buffer never holds more
@@ -94,8 +95,14 @@ package struct LocalFileSystem: FileSystem {
         return read(fd, base + total, buffer.count - total)
       }
       if count < 0 {
-        if errno == EINTR { continue }
-        throw FileSystemError(.read, path: path, reason: .init(errno: errno))
+        let code = errno
+        if code == EINTR { continue }
+        if (code == EAGAIN || code == EWOULDBLOCK) && !clearedNonBlocking {
+          clearedNonBlocking = true
+          let flags = fcntl(fd, F_GETFL)
+          if flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 { continue }
+        }
+        throw FileSystemError(.read, path: path, reason: .init(errno: code))
       }
       if count == 0 { break }
       total += count
@@ -216,8 +223,10 @@ package struct LocalFileSystem: FileSystem {
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    FolderWatcher.shared.subscribe(
-      entriesOf: folder.resolvingSymlinksInPath(), matching: matching, onChange: onChange)
+    // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
+    // own watch names (resolving it cost 14,000 instructions and a system call per component
+    // of every file key's creation, issue 25).
+    FolderWatcher.shared.subscribe(entriesOf: folder, matching: matching, onChange: onChange)
   }
 
   // MARK: - Helpers

@@ -9,7 +9,7 @@ extension FileStorageKey {
   var syncTarget: SyncTarget<Value> {
     // NB: the file with its links resolved, where the key reads, writes and keeps its copies.
     SyncTarget(
-      url: file, keyID: id, decode: decode, encode: encode,
+      url: file, path: filePath, keyID: id, decode: decode, encode: encode,
       encodeWithAncestry: sync.encodeWithAncestry, merge: merge,
       maximumFileSize: maximumFileSize, options: sync.options)
   }

@@ -35,6 +35,10 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// The file itself: ``url`` with its links resolved in the key's context (see
   /// ``resolved(in:)``), where it is read and written, and its lock and copies kept beside.
   package private(set) var file: URL
+  /// ``file``'s path.
+  ///
+  /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux (issue 25).
+  private(set) var filePath: String
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
   private var pathProblem: FileSystemError?
@@ -80,9 +84,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
-    let path = FolderPath.standardPath(of: url)
+    let given = url.path
+    let path = FolderPath.standardPath(of: url, path: given)
     self.id = SharedKeyID(kind: "file", name: path)
     self.file = url
+    self.filePath = given
     self.pathProblem = Self.problem(withPath: path)
     self.interval = saveInterval
     self.maximumFileSize = maximumFileSize
@@ -173,7 +179,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       copy.file = try context.fileSystem.resolve(url, folders: context.resolvedFolders)
       // The common case, a path without links: the key is already what it should be.
       if copy.file == url { return self }
-      copy.pathProblem = Self.problem(withPath: copy.file.path)
+      copy.filePath = copy.file.path
+      copy.pathProblem = Self.problem(withPath: copy.filePath)
     } catch let error as FileSystemError where error.reason == .linkLoop {
       return self
     } catch let error as FileSystemError {
@@ -181,7 +188,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     } catch {
       copy.pathProblem = FileSystemError(.read, path: url.path, reason: .posix(code: EINVAL))
     }
-    copy.id = SharedKeyID(kind: "file", name: copy.file.path)
+    copy.filePath = copy.file.path
+    copy.id = SharedKeyID(kind: "file", name: copy.filePath)
     return copy
   }
 

@@ -46,17 +46,17 @@ struct SyncTarget<Value: Sendable>: Sendable {
   let merge: SharedMerge<Value>?
   let maximumFileSize: Int
   let options: SyncOptions
-  /// The file's folder, and its path.
+  /// The path of the file's folder.
   ///
-  /// NB: made once, from the path's string: on Linux `deletingLastPathComponent()`
+  /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`
   /// standardizes and resolves links with a system call per component, and `URL.path` costs
   /// about 4,000 instructions a call; a key's creation asked for the folder three times
   /// (issue 25).
-  let folder: URL
   let folderPath: String
 
   init(
-    url: URL, keyID: SharedKeyID, decode: @escaping @Sendable (Data) throws -> Value,
+    url: URL, path: String, keyID: SharedKeyID,
+    decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data,
     encodeWithAncestry: (@Sendable (Value, Ancestry) throws -> Data)?,
     merge: SharedMerge<Value>?, maximumFileSize: Int, options: SyncOptions
@@ -69,15 +69,15 @@ struct SyncTarget<Value: Sendable>: Sendable {
     self.merge = merge
     self.maximumFileSize = maximumFileSize
     self.options = options
-    let path = url.path
-    if let slash = path.lastIndex(of: "/") {
+    if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
       folderPath = slash == path.startIndex ? "/" : String(path[..<slash])
-      folder = URL(fileURLWithPath: folderPath, isDirectory: true)
     } else {
-      folder = url.deletingLastPathComponent()
-      folderPath = folder.path
+      folderPath = url.deletingLastPathComponent().path
     }
   }
+
+  /// The file's folder.
+  var folder: URL { URL(fileURLWithPath: folderPath, isDirectory: true) }
 
   /// Whether the file's bytes carry their ancestry (versioned formats).
   var carriesAncestry: Bool { encodeWithAncestry != nil }

@@ -32,8 +32,10 @@ enum FolderPath {
   /// NB: standardizing costs about 20,000 instructions on Linux, a tenth of a file key's
   /// creation (issue 25), for what is nearly always an absolute path without `.`, `..` or
   /// empty components, which it returns as it is.
-  static func standardPath(of url: URL) -> String {
-    let path = url.path
+  static func standardPath(of url: URL) -> String { standardPath(of: url, path: url.path) }
+
+  /// ``standardPath(of:)`` of `url`, whose `path` is given.
+  static func standardPath(of url: URL, path: String) -> String {
     if url.isFileURL && isStandard(path) { return path }
     return url.standardizedFileURL.path
   }
