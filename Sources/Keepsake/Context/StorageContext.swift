@@ -30,7 +30,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   private let suites = Mutex<[String: any PreferencesStore]>([:])
   let references = Mutex<[SharedKeyID: ReferenceSlot]>([:])
   /// Per folder a key was opened in: the temporary files dead writers left there, found by one
-  /// listing (see `TemporaryFile.removeAbandoned(besides:in:)`).
+  /// listing (see `TemporaryFile.removeAbandoned(besides:path:in:)`).
   let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
   /// Per folder a file key was opened in: the folder with its links resolved, so a key's
   /// creation resolves only its own name (see `LocalFileSystem.resolve(_:folders:)`).

@@ -140,7 +140,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     if pathProblem != nil { return nil }
-    TemporaryFile.removeAbandoned(besides: file, in: context)
+    TemporaryFile.removeAbandoned(besides: file, path: filePath, in: context)
     return syncSubscribe(in: context, onChange: onChange)
   }
 
