@@ -22,6 +22,9 @@ struct WatchRoute {
   /// instead of `fileName`.
   let names: (@Sendable (String) -> Bool)?
 
+  /// The path of the file's own folder, which nearly every lookup asks for.
+  private let ownFolderPath: String
+
   init(
     subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil
   ) {
@@ -31,12 +34,15 @@ struct WatchRoute {
     self.fileName = components.popLast() ?? ""
     self.folder = components
     self.names = names
+    self.ownFolderPath = FolderPath.path(components, count: components.count)
   }
 
   /// Whether an event naming `name` concerns this route.
   func wants(_ name: String) -> Bool { names?(name) ?? (name == fileName) }
 
-  func path(_ depth: Int) -> String { FolderPath.path(folder, count: depth) }
+  func path(_ depth: Int) -> String {
+    depth == folder.count ? ownFolderPath : FolderPath.path(folder, count: depth)
+  }
 
   var watchesOwnFolder: Bool { depth == folder.count }
 }
