@@ -16,13 +16,47 @@ extension SharedPath {
   /// projection made before a rebinding keeps its value, as it must.
   @inlinable
   static func member<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
+    // NB: the accessors of a stored member never touch the key path, so that where the
+    // projection is used at once and dropped, nothing uses it but the path's own field and the
+    // optimizer removes it (`swift_getKeyPath` and its release: 78 of the 210 instructions of
+    // `$settings.opened.withLock { ... }`). A branch on the offset inside one pair of accessors
+    // kept it: the optimizer folds the offset's `Optional` here, not its value, so the key
+    // path's branch stayed.
+    guard let offset = MemoryLayout<Root>.offset(of: keyPath) else {
+      return computedMember(ofCell: keyPath)
+    }
+    return SharedPath(
+      state: keyPath, offset: offset,
+      read: { root, _, offset in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
+        // NB: through the cell's `initial` in place: taking its reference out as an argument
+        // copied the target and retained the reference (the slow path this avoids).
+        return cell.initial.readPart { value in storedMember(of: value, offset) }
+      },
+      modify: { root, _, offset, body in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else {
+          return try changeStoredMember(of: cell.initial, offset, body)
+        }
+        // NB: through the cell's `initial` in place: taking its reference out retained and
+        // released it (the slow path this avoids).
+        try cell.initial.changeStoredMember(Value.self, offset, body)
+        return nil
+      })
+  }
+
+  /// The member at `keyPath`, which has no offset (a computed member, or one inside a class),
+  /// of the value of a cell; see ``member(ofCell:)``.
+  @inlinable
+  static func computedMember<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>)
+    -> SharedPath
+  {
     SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      state: keyPath, offset: -1,
       read: { root, state, offset in
         let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
         guard cell.initial.path == nil else { return member(of: cell.initial, state, offset) }
-        // NB: through the cell's `initial` in place: taking its reference out as an argument
-        // copied the target and retained the reference (the slow path this avoids).
         return cell.initial.readPart { value in member(of: value, state, offset) }
       },
       modify: { root, state, offset, body in
@@ -30,11 +64,32 @@ extension SharedPath {
         guard cell.initial.path == nil else {
           return try changeMember(of: cell.initial, state, offset, body)
         }
-        // NB: through the cell's `initial` in place: taking its reference out retained and
-        // released it (the slow path this avoids).
         try cell.initial.changeMember(Value.self, state, offset, body)
         return nil
       })
+  }
+
+  /// The stored member at `offset` of the value of `parent`, a projection.
+  @inlinable @inline(never)
+  static func storedMember<Root>(of parent: SharedTarget<Root>, _ offset: Int) -> Value {
+    withUnsafePointer(to: parent.value) { storedMember(of: $0, offset) }
+  }
+
+  /// Runs `body` on the address of the stored member at `offset` of the value of `parent`, a
+  /// projection; what is missing when its part is gone.
+  @inlinable @inline(never)
+  static func changeStoredMember<Root>(
+    of parent: SharedTarget<Root>, _ offset: Int, _ body: Change
+  ) throws -> PartGone? {
+    try parent.modify { value in
+      try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+    }
+  }
+
+  /// The stored member at `offset` of `value`.
+  @inlinable
+  static func storedMember<Root>(of value: UnsafePointer<Root>, _ offset: Int) -> Value {
+    UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
   }
 
   /// The member at `offset` (or, without one, at the key path `state`) of the value of
@@ -170,6 +225,19 @@ extension SharedTarget {
 }
 
 extension SharedTarget {
+  /// Runs `body` on the address of the stored member at `offset` of the value of the key's
+  /// reference, under its lock.
+  ///
+  /// > Important: only when `path` is `nil`.
+  @inlinable
+  func changeStoredMember<Member>(
+    _ member: Member.Type, _ offset: Int, _ body: SharedPath<Member>.Change
+  ) throws {
+    try reference.withLock { value in
+      try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+    }
+  }
+
   /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
   /// `state`) of the value of the key's reference, under its lock.
   ///
