@@ -110,38 +110,28 @@ extension SharedPath {
     try parent.modify { value in try change(&value, state, offset, body) }
   }
 
-  /// The member at `keyPath`, read only, of a key's value.
-  @inlinable
-  static func readOnlyMember<Root: Sendable>(_ keyPath: KeyPath<Root, Value>) -> SharedPath {
-    SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
-      read: { root, state, offset in
-        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
-      },
-      modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
-  }
-
-  /// The member at `keyPath`, read only, of the value of a `Shared`'s cell; see
-  /// ``member(ofCell:)``.
+  /// The member at `keyPath`, read only, of the value of a cell; see ``member(ofCell:)``.
   @inlinable
   static func readOnlyMember<Root: Sendable>(ofCell keyPath: KeyPath<Root, Value>) -> SharedPath {
-    SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
-      read: { root, state, offset in
-        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
-          member(of: value, state, offset)
-        }
+    // NB: as for a writable member, a stored member's accessor never touches the key path.
+    guard let offset = MemoryLayout<Root>.offset(of: keyPath) else {
+      return SharedPath(
+        state: keyPath, offset: -1,
+        read: { root, state, offset in
+          let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+          guard cell.initial.path == nil else { return member(of: cell.initial, state, offset) }
+          return cell.initial.readPart { value in member(of: value, state, offset) }
+        },
+        modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+    }
+    return SharedPath(
+      state: keyPath, offset: offset,
+      read: { root, _, offset in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
+        return cell.initial.readPart { value in storedMember(of: value, offset) }
       },
       modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
-  }
-
-  /// Reads the member at `offset` (or, without one, at the key path `state`) of `reference`'s
-  /// value.
-  @inlinable
-  static func readMember<Root: Sendable>(
-    of reference: SharedReference<Root>, _ state: AnyObject, _ offset: Int
-  ) -> Value {
-    reference.readPart { value in member(of: value, state, offset) }
   }
 
   /// The member at `offset` (or, without one, at the key path `state`) of `value`.
@@ -166,61 +156,6 @@ extension SharedPath {
       return
     }
     try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
-  }
-
-  /// The member at `keyPath` of a projection's value (`$settings.appearance.theme`).
-  @inlinable
-  static func member<Parent: Sendable>(
-    _ keyPath: KeyPath<Parent, Value>, of parent: SharedTarget<Parent>
-  ) -> SharedPath {
-    SharedPath(
-      state: ChainedMember(parent: parent, keyPath: keyPath), offset: -1,
-      read: { _, state, _ in
-        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
-        return part.parent.value[keyPath: part.keyPath]
-      },
-      modify: { _, state, _, body in
-        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
-        guard let path = part.keyPath as? WritableKeyPath<Parent, Value> else {
-          preconditionFailure("a read-only projection is never changed")
-        }
-        return try part.parent.modify { parentValue in
-          try withUnsafeMutablePointer(to: &parentValue[keyPath: path]) { try body(.init($0)) }
-        }
-      })
-  }
-}
-
-/// A member of a projection: its parent and the key path from there.
-@usableFromInline
-final class ChainedMember<Parent: Sendable, Value: Sendable>: @unchecked Sendable {
-  // NB: both immutable; key paths are not yet marked Sendable by the standard library.
-  @usableFromInline let parent: SharedTarget<Parent>
-  @usableFromInline let keyPath: KeyPath<Parent, Value>
-
-  @usableFromInline init(parent: SharedTarget<Parent>, keyPath: KeyPath<Parent, Value>) {
-    self.parent = parent
-    self.keyPath = keyPath
-  }
-
-}
-
-extension ChainedMember: DescribedPart {
-  var partDescription: String {
-    parent.pathDescription + SharedDescription.path(keyPath)
-  }
-}
-
-extension SharedTarget {
-  /// The read-only projection of the member at `keyPath`.
-  @inlinable
-  func appending<Member: Sendable>(readOnly keyPath: KeyPath<Value, Member>) -> SharedTarget<
-    Member
-  > {
-    guard path != nil else {
-      return SharedTarget<Member>(object: object, path: .readOnlyMember(keyPath))
-    }
-    return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
   }
 }
 
