@@ -16,13 +16,47 @@ extension SharedPath {
   /// projection made before a rebinding keeps its value, as it must.
   @inlinable
   static func member<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
+    // NB: the accessors of a stored member never touch the key path, so that where the
+    // projection is used at once and dropped, nothing uses it but the path's own field and the
+    // optimizer removes it, with its `swift_getKeyPath` and its release
+    // (`$settings.opened.withLock { ... }`: 210 instructions to 118). A branch on the offset
+    // inside one pair of accessors kept it: the optimizer folds the offset's `Optional` here,
+    // not its value, so the key path's branch stayed.
+    guard let offset = MemoryLayout<Root>.offset(of: keyPath) else {
+      return computedMember(ofCell: keyPath)
+    }
+    return SharedPath(
+      state: keyPath, offset: offset,
+      read: { root, _, offset in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
+        // NB: through the cell's `initial` in place: taking its reference out as an argument
+        // copied the target and retained the reference (the slow path this avoids).
+        return cell.initial.readPart { value in storedMember(of: value, offset) }
+      },
+      modify: { root, _, offset, body in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else {
+          return try changeStoredMember(of: cell.initial, offset, body)
+        }
+        // NB: through the cell's `initial` in place: taking its reference out retained and
+        // released it (the slow path this avoids).
+        try cell.initial.changeStoredMember(Value.self, offset, body)
+        return nil
+      })
+  }
+
+  /// The member at `keyPath`, which has no offset (a computed member, or one inside a class),
+  /// of the value of a cell; see ``member(ofCell:)``.
+  @inlinable
+  static func computedMember<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>)
+    -> SharedPath
+  {
     SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
+      state: keyPath, offset: -1,
       read: { root, state, offset in
         let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
         guard cell.initial.path == nil else { return member(of: cell.initial, state, offset) }
-        // NB: through the cell's `initial` in place: taking its reference out as an argument
-        // copied the target and retained the reference (the slow path this avoids).
         return cell.initial.readPart { value in member(of: value, state, offset) }
       },
       modify: { root, state, offset, body in
@@ -30,11 +64,32 @@ extension SharedPath {
         guard cell.initial.path == nil else {
           return try changeMember(of: cell.initial, state, offset, body)
         }
-        // NB: through the cell's `initial` in place: taking its reference out retained and
-        // released it (the slow path this avoids).
         try cell.initial.changeMember(Value.self, state, offset, body)
         return nil
       })
+  }
+
+  /// The stored member at `offset` of the value of `parent`, a projection.
+  @inlinable @inline(never)
+  static func storedMember<Root>(of parent: SharedTarget<Root>, _ offset: Int) -> Value {
+    withUnsafePointer(to: parent.value) { storedMember(of: $0, offset) }
+  }
+
+  /// Runs `body` on the address of the stored member at `offset` of the value of `parent`, a
+  /// projection; what is missing when its part is gone.
+  @inlinable @inline(never)
+  static func changeStoredMember<Root>(
+    of parent: SharedTarget<Root>, _ offset: Int, _ body: Change
+  ) throws -> PartGone? {
+    try parent.modify { value in
+      try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
+    }
+  }
+
+  /// The stored member at `offset` of `value`.
+  @inlinable
+  static func storedMember<Root>(of value: UnsafePointer<Root>, _ offset: Int) -> Value {
+    UnsafeRawPointer(value).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
   }
 
   /// The member at `offset` (or, without one, at the key path `state`) of the value of
@@ -55,38 +110,28 @@ extension SharedPath {
     try parent.modify { value in try change(&value, state, offset, body) }
   }
 
-  /// The member at `keyPath`, read only, of a key's value.
-  @inlinable
-  static func readOnlyMember<Root: Sendable>(_ keyPath: KeyPath<Root, Value>) -> SharedPath {
-    SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
-      read: { root, state, offset in
-        readMember(of: unsafeDowncast(root, to: SharedReference<Root>.self), state, offset)
-      },
-      modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
-  }
-
-  /// The member at `keyPath`, read only, of the value of a `Shared`'s cell; see
-  /// ``member(ofCell:)``.
+  /// The member at `keyPath`, read only, of the value of a cell; see ``member(ofCell:)``.
   @inlinable
   static func readOnlyMember<Root: Sendable>(ofCell keyPath: KeyPath<Root, Value>) -> SharedPath {
-    SharedPath(
-      state: keyPath, offset: MemoryLayout<Root>.offset(of: keyPath) ?? -1,
-      read: { root, state, offset in
-        unsafeDowncast(root, to: SharedCell<Root>.self).initial.readPart { value in
-          member(of: value, state, offset)
-        }
+    // NB: as for a writable member, a stored member's accessor never touches the key path.
+    guard let offset = MemoryLayout<Root>.offset(of: keyPath) else {
+      return SharedPath(
+        state: keyPath, offset: -1,
+        read: { root, state, offset in
+          let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+          guard cell.initial.path == nil else { return member(of: cell.initial, state, offset) }
+          return cell.initial.readPart { value in member(of: value, state, offset) }
+        },
+        modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
+    }
+    return SharedPath(
+      state: keyPath, offset: offset,
+      read: { root, _, offset in
+        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
+        return cell.initial.readPart { value in storedMember(of: value, offset) }
       },
       modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
-  }
-
-  /// Reads the member at `offset` (or, without one, at the key path `state`) of `reference`'s
-  /// value.
-  @inlinable
-  static func readMember<Root: Sendable>(
-    of reference: SharedReference<Root>, _ state: AnyObject, _ offset: Int
-  ) -> Value {
-    reference.readPart { value in member(of: value, state, offset) }
   }
 
   /// The member at `offset` (or, without one, at the key path `state`) of `value`.
@@ -112,64 +157,22 @@ extension SharedPath {
     }
     try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
   }
-
-  /// The member at `keyPath` of a projection's value (`$settings.appearance.theme`).
-  @inlinable
-  static func member<Parent: Sendable>(
-    _ keyPath: KeyPath<Parent, Value>, of parent: SharedTarget<Parent>
-  ) -> SharedPath {
-    SharedPath(
-      state: ChainedMember(parent: parent, keyPath: keyPath), offset: -1,
-      read: { _, state, _ in
-        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
-        return part.parent.value[keyPath: part.keyPath]
-      },
-      modify: { _, state, _, body in
-        let part = unsafeDowncast(state, to: ChainedMember<Parent, Value>.self)
-        guard let path = part.keyPath as? WritableKeyPath<Parent, Value> else {
-          preconditionFailure("a read-only projection is never changed")
-        }
-        return try part.parent.modify { parentValue in
-          try withUnsafeMutablePointer(to: &parentValue[keyPath: path]) { try body(.init($0)) }
-        }
-      })
-  }
-}
-
-/// A member of a projection: its parent and the key path from there.
-@usableFromInline
-final class ChainedMember<Parent: Sendable, Value: Sendable>: @unchecked Sendable {
-  // NB: both immutable; key paths are not yet marked Sendable by the standard library.
-  @usableFromInline let parent: SharedTarget<Parent>
-  @usableFromInline let keyPath: KeyPath<Parent, Value>
-
-  @usableFromInline init(parent: SharedTarget<Parent>, keyPath: KeyPath<Parent, Value>) {
-    self.parent = parent
-    self.keyPath = keyPath
-  }
-
-}
-
-extension ChainedMember: DescribedPart {
-  var partDescription: String {
-    parent.pathDescription + SharedDescription.path(keyPath)
-  }
 }
 
 extension SharedTarget {
-  /// The read-only projection of the member at `keyPath`.
+  /// Runs `body` on the address of the stored member at `offset` of the value of the key's
+  /// reference, under its lock.
+  ///
+  /// > Important: only when `path` is `nil`.
   @inlinable
-  func appending<Member: Sendable>(readOnly keyPath: KeyPath<Value, Member>) -> SharedTarget<
-    Member
-  > {
-    guard path != nil else {
-      return SharedTarget<Member>(object: object, path: .readOnlyMember(keyPath))
+  func changeStoredMember<Member>(
+    _ member: Member.Type, _ offset: Int, _ body: SharedPath<Member>.Change
+  ) throws {
+    try reference.withLock { value in
+      try withUnsafeMutablePointer(to: &value) { try body(.init($0).advanced(by: offset)) }
     }
-    return SharedTarget<Member>(object: object, path: .member(keyPath, of: self))
   }
-}
 
-extension SharedTarget {
   /// Runs `body` on the address of the member at `offset` (or, without one, at the key path
   /// `state`) of the value of the key's reference, under its lock.
   ///

@@ -194,7 +194,8 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// Nonisolated.
   ///
   /// Observers of either are told of a change through either. Making one allocates nothing for
-  /// a member of a key's value (a member of a member allocates one small object).
+  /// a member of a key's value (a member of a member allocates a cell for the member it is
+  /// made from).
   @inlinable
   public subscript<Member: Sendable>(
     dynamicMember keyPath: WritableKeyPath<Value, Member>
@@ -234,13 +235,10 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// The read-only projection of the member at `keyPath`; see the writable one.
   @inlinable
   func readOnly<Member: Sendable>(_ keyPath: KeyPath<Value, Member>) -> Shared<Member> {
-    if path == nil {
-      let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
-      if !cell.isRebound.load(ordering: .relaxed) {
-        return Shared<Member>(object: cell, path: .readOnlyMember(ofCell: keyPath))
-      }
-    }
-    return Shared<Member>(projection: current.appending(readOnly: keyPath))
+    // NB: one path whatever the root, as for a writable member: with one per kind of root, a
+    // reader's projection read inline went through the stored closure and made, retained and
+    // released the key path on every read.
+    Shared<Member>(object: memberRoot, path: .readOnlyMember(ofCell: keyPath))
   }
 
   /// Points this `Shared` and every copy of it at `key`, in the same storage context, and reads it:

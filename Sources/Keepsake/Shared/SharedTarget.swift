@@ -134,9 +134,9 @@ struct SharedTarget<Value: Sendable>: @unchecked Sendable {
 /// known, and what they need besides the root.
 ///
 /// A member projection's accessors capture nothing (they are plain functions, so making one
-/// allocates nothing) and get the member's key path and byte offset as arguments. Other
-/// projections (an element followed by its `id`, an unwrapped optional, a derived reader, a
-/// member of a member) keep what they need in `state`.
+/// allocates nothing) and get the member's key path and byte offset as arguments; a stored
+/// member's use only the offset. Other projections (an element followed by its `id`, an
+/// unwrapped optional, a derived reader) keep what they need in `state`.
 @usableFromInline
 struct SharedPath<Value: Sendable>: @unchecked Sendable {
   // NB: unchecked for `state`: a key path (immutable; not yet marked Sendable by the standard

@@ -49,6 +49,23 @@ struct ProjectionTests {
     #expect(capitals.wrappedValue == "DARK")
   }
 
+  @Test("A computed member of a key's own value reads and writes through, also after a rebinding")
+  func computedMemberOfKey() {
+    @Shared(value: Settings(theme: "light")) var settings
+    let capitals = $settings.themeInCapitals
+    #expect(capitals.wrappedValue == "LIGHT")
+    capitals.withLock { $0 = "DARK" }
+    #expect(settings == Settings(theme: "dark", fontSize: 12))
+    $settings.themeInCapitals.withLock { $0 += "ER" }
+    #expect(settings.theme == "darker")
+    let other = Shared(value: Settings(theme: "blue"))
+    $settings = other
+    #expect($settings.themeInCapitals.wrappedValue == "BLUE")
+    $settings.themeInCapitals.withLock { $0 = "RED" }
+    #expect(other.wrappedValue.theme == "red")
+    #expect(capitals.wrappedValue == "DARKER", "made before the rebinding, it keeps its value")
+  }
+
   @Test("A change through a projection that throws leaves the value as the body left it")
   func throwingChange() {
     struct Refused: Error {}

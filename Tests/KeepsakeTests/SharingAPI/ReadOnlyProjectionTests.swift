@@ -45,6 +45,27 @@ struct ReadOnlyProjectionTests {
     #expect(firstName.wrappedValue == "Blob")
   }
 
+  @Test("A read-only member made after a rebinding, or of a projection, reads its own part")
+  func readOnlyMemberAfterRebinding() {
+    @Shared(value: User(id: 1, name: "Blob")) var user
+    let before = $user.initial
+    let other = Shared(value: User(id: 2, name: "Ada"))
+    $user = other
+    let id = $user.id
+    let initial = $user.initial
+    #expect(id.wrappedValue == 2)
+    #expect(initial.wrappedValue == "A")
+    $user = Shared(value: User(id: 3, name: "Lin"))
+    other.withLock { $0.name = "Grace" }
+    #expect(id.wrappedValue == 2, "it keeps the value it was made from")
+    #expect(initial.wrappedValue == "G")
+    #expect(before.wrappedValue == "B")
+    @Shared(value: [User(id: 1, name: "Blob")]) var users
+    let firstInitial = SharedReader($users)[0].initial
+    $users.withLock { $0[0].name = "Ada" }
+    #expect(firstInitial.wrappedValue == "A")
+  }
+
   @Test("read derives a reader from a Shared and from a reader, following each change")
   func derivedReaders() {
     @Shared(value: 0) var count
