@@ -36,7 +36,7 @@ extension StorageContext {
     guard let slot else { return nil }
     let found = slot.reference(
       orMake: { parked in
-        if let parked { return revived(parked, for: key, in: slot) }
+        if let parked = parked.take() { return revived(parked, for: key, in: slot) }
         guard creating else { return nil }
         return SharedReference(
           key: key, context: self, default: makeDefault, parkingIn: persists ? nil : slot)
@@ -112,7 +112,7 @@ extension StorageContext {
   func forget(_ id: SharedKeyID, reference: ObjectIdentifier) {
     references.withLock { references in
       guard let slot = references[id], slot.users == 0,
-        slot.owner.load(ordering: .acquiring) == UInt(bitPattern: reference.hashValue)
+        slot.owner.load(ordering: .acquiring) == UInt(bitPattern: reference)
       else { return }
       references[id] = nil
     }
