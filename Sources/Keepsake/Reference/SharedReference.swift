@@ -102,18 +102,19 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
   /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
   ///
-  /// A reference of a key that does not persist parks its value in `slot` when it dies; `revive`
-  /// sets the value a previous one parked.
+  /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
+  /// reference (the caller knows, often at compile time: a cast here cost about 960
+  /// instructions). A reference of a key that does not persist parks its value in `slot` when it
+  /// dies; `revive` sets the value a previous one parked.
   init(
     key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value,
-    parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
+    inMemory: Bool, parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
   ) {
     let persists = given.saveTiming.persists
-    // NB: concrete casts, each only where it can succeed (a file key always saves, an in-memory
-    // key never does): a cast to `any CoordinatedKey<Value>` (a parameterized protocol) cost
-    // more than the rest of an in-memory key's creation; file keys are the coordinated ones.
+    // NB: a concrete cast, only where it can succeed (a file key always saves): a cast to `any
+    // CoordinatedKey<Value>` (a parameterized protocol) cost more than the rest of an in-memory
+    // key's creation; file keys are the coordinated ones.
     let file = persists ? FileParts.of(given) : nil
-    let inMemory = !persists && given is InMemoryKey<Value>
     if let file { self.key = file.anyKey } else { self.key = given }
     self.file = file
     self.context = context
@@ -139,7 +140,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
       loadsLater || inMemory || revive != nil
       ? nil : Self.load(given, file: file, into: &value, in: context)
     self.storage = Mutex(value)
-    if let file, file.merges { file.base = value }
+    file?.keepBase(value)
     self.machine = Mutex(
       PersistenceMachine(
         kind: inMemory ? .key(inline: false) : PersistenceMachine.kind(of: given, file: file),
@@ -268,6 +269,15 @@ final class FileParts<Value: Sendable>: Sendable {
     self.anyKey = key
     self.loadsInBackground = key.loadsInBackground
     self.merges = key.merge != nil
+  }
+
+  /// Keeps `value` as the base of a merge, if the value merges.
+  ///
+  /// NB: a function of its own, so the reference's creation builds no optional of the value (a
+  /// metadata lookup at run time, about 330 instructions, for every key; issue 25).
+  @inline(never)
+  func keepBase(_ value: Value) {
+    if merges { base = value }
   }
 
   /// The parts of `key`, if it is a file key.
