@@ -51,26 +51,31 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     get { file?.base }
     set { file?.base = newValue }
   }
-  /// Every decision of the persistence (see `PersistenceMachine`), under its own lock.
-  let machine: Mutex<PersistenceMachine>
+  /// Every decision of the persistence (see `PersistenceMachine`), under its own lock, and what
+  /// runs them: made with the reference, except for an in-memory key's, made when first used
+  /// (most never are: they are for what a key stores elsewhere).
+  ///
+  /// NB: apart from the reference, so an in-memory key's reference is less than half its size
+  /// (the machine, the lanes and the requests' locks were about 500 of its 700 bytes, written at
+  /// every key's creation; issue 25).
+  var persistence: PersistenceParts {
+    if let made = madePersistence.load() { return made }
+    return madePersistence.storeIfNil(
+      PersistenceParts(
+        PersistenceMachine(
+          kind: .key(inline: false), interval: key.saveTiming.interval,
+          lockTimeout: FileLock.defaultTimeout, loadError: nil, isLoading: false,
+          flaws: context.scheduler.flaws),
+        lane: nil))
+  }
+  private let madePersistence = AtomicLazyReference<PersistenceParts>()
   /// Whether a save that will see the next mutation is already armed (or a transaction is open,
   /// whose end writes): mutations then skip telling the machine.
   @usableFromInline let saveIsArmed = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
   var lane: any PersistenceLane {
-    if let madeLane { return madeLane }
-    return laterLane.withLock { lane in
-      if let lane { return lane }
-      let made = context.scheduler.makeLane(for: key.id)
-      lane = made
-      return made
-    }
+    persistence.lane { context.scheduler.makeLane(for: key.id) }
   }
-  /// The lane of a key that persists, made with the reference.
-  private let madeLane: (any PersistenceLane)?
-  /// The lane of a key that does not persist (an in-memory value), made when first used: most
-  /// never use one, and making it was a twentieth of such a key's creation (measured).
-  private let laterLane = Mutex<(any PersistenceLane)?>(nil)
   /// What the running job carries between its steps, made by its first job.
   // NB: touched only on `lane`, which runs one thing at a time; made lazily, so a key that never
   // runs a job (most in-memory values) never allocates it.
@@ -85,10 +90,6 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     madeWork = work
     return work
   }
-  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
-  let inlineSaves = Mutex<UInt64>(0)
-  /// The bodies of `update`s waiting for their jobs, by token.
-  let updates = Mutex(PendingUpdates())
   private let subscription = Mutex<StorageSubscription?>(nil)
   /// Called after every change (``Shared/values``); see ``observeChanges(_:)``.
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
@@ -119,7 +120,6 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     self.file = file
     self.context = context
     self.persists = persists
-    self.madeLane = persists ? context.scheduler.makeLane(for: given.id) : nil
     let loadsLater: Bool
     if let file {
       loadsLater = file.loadsInBackground
@@ -141,14 +141,17 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
       ? nil : Self.load(given, file: file, into: &value, in: context)
     self.storage = Mutex(value)
     file?.keepBase(value)
-    self.machine = Mutex(
-      PersistenceMachine(
-        kind: inMemory ? .key(inline: false) : PersistenceMachine.kind(of: given, file: file),
-        interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
-        loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws))
-    // NB: an in-memory key has nothing to watch; not subscribing also spares the reference a
-    // weak reference to itself, whose side table makes every later retain take the slow path.
-    if !inMemory { watch(fallback: fallback, loadsLater: loadsLater) }
+    // NB: an in-memory key's machine is made when first used (see `machine`), and it has
+    // nothing to watch.
+    guard !inMemory else { return }
+    _ = madePersistence.storeIfNil(
+      PersistenceParts(
+        PersistenceMachine(
+          kind: PersistenceMachine.kind(of: given, file: file),
+          interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
+          loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws),
+        lane: persists ? context.scheduler.makeLane(for: given.id) : nil))
+    watch(fallback: fallback, loadsLater: loadsLater)
   }
 
   /// Reads the stored value of `given` (of `file`'s key, for a file) into `value`; the error,
@@ -245,6 +248,42 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
 extension SharedReference: SharedChangeTrackable {
   var trackedKeyID: SharedKeyID { key.id }
   var untrackedValue: any Sendable { storage.withLock { $0 } }
+}
+
+/// A reference's persistence machine under its lock, and what runs and serializes the work it
+/// decides.
+final class PersistenceParts: Sendable {
+  private let machine: Mutex<PersistenceMachine>
+  /// The lane of a key that persists, made with the reference.
+  private let madeLane: (any PersistenceLane)?
+  /// The lane of a key that does not persist, made when first used: most never use one, and
+  /// making it was a twentieth of such a key's creation (measured).
+  private let laterLane = Mutex<(any PersistenceLane)?>(nil)
+  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
+  let inlineSaves = Mutex<UInt64>(0)
+  /// The bodies of `update`s waiting for their jobs, by token.
+  let updates = Mutex(PendingUpdates())
+
+  init(_ machine: PersistenceMachine, lane: (any PersistenceLane)?) {
+    self.machine = Mutex(machine)
+    self.madeLane = lane
+  }
+
+  /// Runs `body` on the machine under its lock.
+  func withLock<R: Sendable>(_ body: (inout PersistenceMachine) -> R) -> R {
+    machine.withLock { body(&$0) }
+  }
+
+  /// The lane saves, reloads and flushes run on, made by `make` if there is none yet.
+  func lane(making make: () -> any PersistenceLane) -> any PersistenceLane {
+    if let madeLane { return madeLane }
+    return laterLane.withLock { lane in
+      if let lane { return lane }
+      let made = make()
+      lane = made
+      return made
+    }
+  }
 }
 
 /// A file key's own parts, for its reference.
