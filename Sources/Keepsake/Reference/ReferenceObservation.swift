@@ -7,7 +7,7 @@ import Observation
 /// type: a key path into a generic class is instantiated at run time, and a cache of them by
 /// value type cost about 1,700 instructions of every key's creation (issue 25). Observation
 /// keys what changed by the registrar and the key path, and uses the subject it is given only
-/// for its type; the key paths name members of one shared ``ObservedParts`` that hold nothing.
+/// for its type; the key paths name members of ``ObservedParts``, which hold nothing.
 ///
 /// NB: a struct, stored in the reference: a class of its own was one more allocation on every
 /// key's creation (about 210 instructions, and its release when the key is dropped).
@@ -27,34 +27,35 @@ struct ReferenceObservation: Sendable {
   nonisolated(unsafe) static let isLoadingPath: KeyPath<ObservedParts, Void> = \.isLoading
 
   /// Tells the registrar the value was read, for the tracking (if any) around the read.
-  @inlinable func accessValue() { registrar.access(ObservedParts.shared, keyPath: Self.valuePath) }
+  @inlinable func accessValue() { registrar.access(ObservedParts(), keyPath: Self.valuePath) }
 
   /// Before a change of the value.
   @inlinable func willSetValue() {
-    registrar.willSet(ObservedParts.shared, keyPath: Self.valuePath)
+    registrar.willSet(ObservedParts(), keyPath: Self.valuePath)
   }
 
   /// After a change of the value.
-  @inlinable func didSetValue() { registrar.didSet(ObservedParts.shared, keyPath: Self.valuePath) }
+  @inlinable func didSetValue() { registrar.didSet(ObservedParts(), keyPath: Self.valuePath) }
 
   /// Tells the registrar a part of the status was read.
   func access(_ path: KeyPath<ObservedParts, Void>) {
-    registrar.access(ObservedParts.shared, keyPath: path)
+    registrar.access(ObservedParts(), keyPath: path)
   }
 
   /// Tells observers a part of the status changed.
   func changed(_ path: KeyPath<ObservedParts, Void>) {
-    registrar.withMutation(of: ObservedParts.shared, keyPath: path) {}
+    registrar.withMutation(of: ObservedParts(), keyPath: path) {}
   }
 }
 
 /// The parts of a reference that observers follow, named by the key paths of
-/// ``ReferenceObservation``; one instance serves every reference.
+/// ``ReferenceObservation``.
+///
+/// NB: an empty struct, so handing the registrar a subject costs nothing (a shared instance was a
+/// global's lazy-initialization check on every read and every change).
 @usableFromInline
-final class ObservedParts: Observable, Sendable {
-  @usableFromInline static let shared = ObservedParts()
-
-  private init() {}
+struct ObservedParts: Observable, Sendable {
+  @usableFromInline init() {}
 
   /// The value.
   @usableFromInline var value: Void { () }
