@@ -89,6 +89,39 @@ struct ReferenceLifetimeTests {
     #expect(freed == nil, "the context and its references hold each other no longer")
   }
 
+  /// A key that never saves but reads its value from elsewhere and is told of changes there:
+  /// not an in-memory key, though nothing it holds persists through the reference.
+  struct ReadingKey: SharedKey {
+    final class Source: Sendable {
+      let value = Mutex(5)
+      let subscriptions = Mutex(0)
+    }
+    let source = Source()
+    var id: SharedKeyID { SharedKeyID(kind: "reading", name: "count") }
+    var saveTiming: SaveTiming { .never }
+    func load(in context: StorageContext) throws -> Int? { source.value.withLock { $0 } }
+    func save(_ value: Int, in context: StorageContext) throws {}
+    func subscribe(
+      in context: StorageContext, onChange: @escaping @Sendable () -> Void
+    ) -> StorageSubscription? {
+      source.subscriptions.withLock { $0 += 1 }
+      return StorageSubscription {}
+    }
+  }
+
+  @Test("A key that never saves but is not in memory is read and watched, also when taken up")
+  func neverSavingKeyIsReadAndWatched() {
+    let context = StorageContext.inMemory()
+    let key = ReadingKey()
+    StorageContext.withValue(context) {
+      #expect(Shared(key, default: 0).wrappedValue == 5)
+      #expect(key.source.subscriptions.withLock { $0 } == 1)
+      // Its reference died and parked the value; the next one takes it up and watches again.
+      #expect(Shared(key, default: 0).wrappedValue == 5)
+    }
+    #expect(key.source.subscriptions.withLock { $0 } == 2)
+  }
+
   /// A key whose save timing changes at every look: bad input a key can give.
   struct FickleKey: SharedKey {
     final class Looks: Sendable { let count = Mutex(0) }

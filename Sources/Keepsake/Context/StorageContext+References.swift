@@ -7,19 +7,35 @@ extension StorageContext {
   /// The context's lock is held only to find the key's slot: the load and the default run
   /// under the slot's own lock, so a slow first load never stalls other keys, and a default
   /// may itself create other keys.
+  ///
+  /// NB: inlinable, so where the key's type is known (`Shared(.inMemory("count"), default: 0)`)
+  /// whether it is an in-memory key, and the reference's type, are known at compile time: in
+  /// the library's generic code the first was a cast (an existential's metadata, the key type's
+  /// and the cast itself: about 960 instructions of an in-memory key's creation) and the second
+  /// a run-time metadata lookup (about 330; issue 25).
+  @inlinable
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value> {
-    guard let reference = reference(for: key, creating: true, default: makeDefault) else {
+    guard
+      let reference = reference(
+        for: key, creating: true, inMemory: Key.self == InMemoryKey<Key.Value>.self,
+        of: SharedReference<Key.Value>.self, default: makeDefault)
+    else {
       preconditionFailure("a key's reference is made when it has none")
     }
     return reference
   }
 
   /// The reference of `key`, found, taken up from the value its last one parked, or (when
-  /// `creating`) made; `makeDefault` is called only when creating.
-  private func reference<Key: SharedKey>(
-    for key: Key, creating: Bool, default makeDefault: () -> Key.Value
+  /// `creating`) made, as a `type`; `makeDefault` is called only when creating.
+  ///
+  /// NB: `type` is the caller's, so a reference made here is allocated with metadata the
+  /// caller's specialized code has at hand (see the inlinable ``reference(for:default:)``).
+  @usableFromInline
+  func reference<Key: SharedKey>(
+    for key: Key, creating: Bool, inMemory: Bool, of type: SharedReference<Key.Value>.Type,
+    default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value>? {
     let persists = key.saveTiming.persists
     // NB: a key that saves may be a file key, whose file's links are resolved, so every
@@ -36,10 +52,13 @@ extension StorageContext {
     guard let slot else { return nil }
     let found = slot.reference(
       orMake: { parked in
-        if let parked { return revived(parked, for: key, in: slot) }
+        if let parked = parked.take() {
+          return revived(parked, for: key, inMemory: inMemory, of: type, in: slot)
+        }
         guard creating else { return nil }
-        return SharedReference(
-          key: key, context: self, default: makeDefault, parkingIn: persists ? nil : slot)
+        return type.init(
+          key: key, context: self, default: makeDefault, inMemory: inMemory,
+          parkingIn: persists ? nil : slot)
       },
       parks: !persists)
     // NB: read under the context's lock, which also orders tracker installation: either the
@@ -51,9 +70,7 @@ extension StorageContext {
     guard let found else { return nil }
     // NB: what this call made is of the key's value type; only a reference found may not be.
     let reference =
-      found.made
-      ? unsafeDowncast(found.reference, to: SharedReference<Key.Value>.self)
-      : existing(found.reference, for: key)
+      found.made ? unsafeDowncast(found.reference, to: type) : existing(found.reference, for: key)
     tracker?.register(reference)
     return reference
   }
@@ -61,12 +78,14 @@ extension StorageContext {
   /// A new reference of in-memory `key`, with the value and default its last one parked.
   @inline(never)
   private func revived<Key: SharedKey>(
-    _ parked: ParkedValue, for key: Key, in slot: ReferenceSlot
+    _ parked: ParkedValue, for key: Key, inMemory: Bool, of type: SharedReference<Key.Value>.Type,
+    in slot: ReferenceSlot
   ) -> SharedReference<Key.Value> {
     guard let value = parked.value as? Key.Value, let fallback = parked.fallback as? Key.Value
     else { usedWithAnotherType(key) }
-    return SharedReference(
-      key: key, context: self, default: { fallback }, parkingIn: slot, revive: { $0 = value })
+    return type.init(
+      key: key, context: self, default: { fallback }, inMemory: inMemory, parkingIn: slot,
+      revive: { $0 = value })
   }
 
   /// A reference found in a slot, as the reference of `key`.
@@ -92,7 +111,10 @@ extension StorageContext {
   /// The live reference of `key`, if it has one (for an in-memory key, taken up from the value
   /// its last one parked); never creates one from a default.
   func existingReference<Key: SharedKey>(for key: Key) -> SharedReference<Key.Value>? {
-    reference(for: key, creating: false) {
+    reference(
+      for: key, creating: false, inMemory: Key.self == InMemoryKey<Key.Value>.self,
+      of: SharedReference<Key.Value>.self
+    ) {
       preconditionFailure("a default is only made for a reference being created")
     }
   }
@@ -112,7 +134,7 @@ extension StorageContext {
   func forget(_ id: SharedKeyID, reference: ObjectIdentifier) {
     references.withLock { references in
       guard let slot = references[id], slot.users == 0,
-        slot.owner.load(ordering: .acquiring) == UInt(bitPattern: reference.hashValue)
+        slot.owner.load(ordering: .acquiring) == UInt(bitPattern: reference)
       else { return }
       references[id] = nil
     }

@@ -110,7 +110,7 @@ extension SharedReference: DrivenReference {
     then done: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
     let failure = Mutex<(any Error)?>(nil)
-    let token = updates.withLock { updates in
+    let token = persistence.updates.withLock { updates in
       defer { updates.next += 1 }
       updates.bodies[updates.next] = UpdateBody<Value> { value in
         let before = value
@@ -132,7 +132,7 @@ extension SharedReference: DrivenReference {
         // ends, and a strong capture would keep the reference, its context and the whole
         // simulated schedule alive (measured: 370 MB over the campaign's default run).
         PersistenceMachine.Waiter { [weak self] outcome in
-          self?.updates.withLock { _ = $0.bodies.removeValue(forKey: token) }
+          self?.persistence.updates.withLock { _ = $0.bodies.removeValue(forKey: token) }
           if case .success = outcome, let error = failure.withLock({ $0 }) {
             done(.failure(error))
           } else {
@@ -143,5 +143,5 @@ extension SharedReference: DrivenReference {
 
   func exiting() { send(.exiting) }
 
-  var phase: String { "\(machine.withLock { $0.phase })" }
+  var phase: String { "\(persistence.withLock { $0.phase })" }
 }

@@ -30,7 +30,7 @@ extension SharedReference {
 
   private func decide(_ event: Machine.Event) -> [Machine.Effect] {
     let now = context.scheduler.now()
-    return machine.withLock { $0.handle(event, now: now) }
+    return persistence.withLock { $0.handle(event, now: now) }
   }
 
   /// Performs every effect but a step, which it returns (the machine asks for at most one, last).
@@ -159,7 +159,8 @@ extension SharedReference {
   ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
-    let body = token.flatMap { token in updates.withLock { $0.bodies[token] } as? UpdateBody<Value>
+    let body = token.flatMap { token in
+      persistence.updates.withLock { $0.bodies[token] } as? UpdateBody<Value>
     }
     let merge = coordinated?.merge
     var result = Machine.Reconciled()
@@ -292,7 +293,7 @@ extension SharedReference {
   /// thread and on the lane reach the key in the order of the values they snapshot, so the
   /// latest value is the one stored.
   private func saveInOrder(force: Bool) -> SharedSaveError? {
-    inlineSaves.withLock { lastSaved in
+    persistence.inlineSaves.withLock { lastSaved in
       let (snapshot, generation) = storage.withLock { ($0, self.generation) }
       guard force || generation != lastSaved else { return nil }
       do {
@@ -341,17 +342,17 @@ extension SharedReference {
 
   var loadError: SharedLoadError? {
     observation.access(ReferenceObservation.loadErrorPath)
-    return machine.withLock { $0.loadError }
+    return persistence.withLock { $0.loadError }
   }
 
   var saveError: SharedSaveError? {
     observation.access(ReferenceObservation.saveErrorPath)
-    return machine.withLock { $0.saveError }
+    return persistence.withLock { $0.saveError }
   }
 
   var lastConflict: SharedConflict? {
     observation.access(ReferenceObservation.lastConflictPath)
-    return machine.withLock { $0.lastConflict }.map {
+    return persistence.withLock { $0.lastConflict }.map {
       SharedConflict(
         keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
         otherDevice: $0.otherDevice)
@@ -360,7 +361,7 @@ extension SharedReference {
 
   var isLoading: Bool {
     observation.access(ReferenceObservation.isLoadingPath)
-    return machine.withLock { $0.isLoading }
+    return persistence.withLock { $0.isLoading }
   }
 
   static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {

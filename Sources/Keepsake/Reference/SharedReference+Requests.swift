@@ -48,7 +48,7 @@ extension SharedReference {
   /// under way is first given until then to end.
   func flushAtExit(waitingForTransactionsUntil deadline: ContinuousClock.Instant? = nil) {
     if let deadline {
-      while machine.withLock({ $0.transactionUnderWay }), ContinuousClock.now < deadline {
+      while persistence.withLock({ $0.transactionUnderWay }), ContinuousClock.now < deadline {
         usleep(1_000)
       }
     }
@@ -83,7 +83,7 @@ extension SharedReference {
     if TransactionScope.active.contains(ObjectIdentifier(self)) { return try withLock(body) }
     return try await withoutActuallyEscaping(body) { body in
       let outcome = Mutex<Result<R, any Error>?>(nil)
-      let token = updates.withLock { updates in
+      let token = persistence.updates.withLock { updates in
         defer { updates.next += 1 }
         updates.bodies[updates.next] = UpdateBody<Value> { value in
           // A body that throws changes nothing: its change is rolled back.
@@ -101,7 +101,7 @@ extension SharedReference {
         return updates.next
       }
       // NB: the body must be gone before `withoutActuallyEscaping` ends.
-      defer { updates.withLock { _ = $0.bodies.removeValue(forKey: token) } }
+      defer { persistence.updates.withLock { _ = $0.bodies.removeValue(forKey: token) } }
       try await request(.update(token))
       guard let result = outcome.withLock({ $0 }) else { throw TransactionNotRun(key: key.id) }
       return try result.get()

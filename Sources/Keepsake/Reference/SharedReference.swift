@@ -51,26 +51,31 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     get { file?.base }
     set { file?.base = newValue }
   }
-  /// Every decision of the persistence (see `PersistenceMachine`), under its own lock.
-  let machine: Mutex<PersistenceMachine>
+  /// Every decision of the persistence (see `PersistenceMachine`), under its own lock, and what
+  /// runs them: made with the reference, except for an in-memory key's, made when first used
+  /// (most never are: they are for what a key stores elsewhere).
+  ///
+  /// NB: apart from the reference, so an in-memory key's reference is less than half its size
+  /// (the machine, the lanes and the requests' locks were about 500 of its 700 bytes, written at
+  /// every key's creation; issue 25).
+  var persistence: PersistenceParts {
+    if let made = madePersistence.load() { return made }
+    return madePersistence.storeIfNil(
+      PersistenceParts(
+        PersistenceMachine(
+          kind: .key(inline: false), interval: key.saveTiming.interval,
+          lockTimeout: FileLock.defaultTimeout, loadError: nil, isLoading: false,
+          flaws: context.scheduler.flaws),
+        lane: nil))
+  }
+  private let madePersistence = AtomicLazyReference<PersistenceParts>()
   /// Whether a save that will see the next mutation is already armed (or a transaction is open,
   /// whose end writes): mutations then skip telling the machine.
   @usableFromInline let saveIsArmed = Atomic<Bool>(false)
   /// Saves, reloads and flushes run here, in order, never on a mutating thread.
   var lane: any PersistenceLane {
-    if let madeLane { return madeLane }
-    return laterLane.withLock { lane in
-      if let lane { return lane }
-      let made = context.scheduler.makeLane(for: key.id)
-      lane = made
-      return made
-    }
+    persistence.lane { context.scheduler.makeLane(for: key.id) }
   }
-  /// The lane of a key that persists, made with the reference.
-  private let madeLane: (any PersistenceLane)?
-  /// The lane of a key that does not persist (an in-memory value), made when first used: most
-  /// never use one, and making it was a twentieth of such a key's creation (measured).
-  private let laterLane = Mutex<(any PersistenceLane)?>(nil)
   /// What the running job carries between its steps, made by its first job.
   // NB: touched only on `lane`, which runs one thing at a time; made lazily, so a key that never
   // runs a job (most in-memory values) never allocates it.
@@ -85,10 +90,6 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     madeWork = work
     return work
   }
-  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
-  let inlineSaves = Mutex<UInt64>(0)
-  /// The bodies of `update`s waiting for their jobs, by token.
-  let updates = Mutex(PendingUpdates())
   private let subscription = Mutex<StorageSubscription?>(nil)
   /// Called after every change (``Shared/values``); see ``observeChanges(_:)``.
   let changeListeners = Mutex<(next: Int, all: [Int: @Sendable () -> Void])>((0, [:]))
@@ -102,23 +103,23 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
   /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
   ///
-  /// A reference of a key that does not persist parks its value in `slot` when it dies; `revive`
-  /// sets the value a previous one parked.
+  /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
+  /// reference (the caller knows, often at compile time: a cast here cost about 960
+  /// instructions). A reference of a key that does not persist parks its value in `slot` when it
+  /// dies; `revive` sets the value a previous one parked.
   init(
     key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value,
-    parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
+    inMemory: Bool, parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
   ) {
     let persists = given.saveTiming.persists
-    // NB: concrete casts, each only where it can succeed (a file key always saves, an in-memory
-    // key never does): a cast to `any CoordinatedKey<Value>` (a parameterized protocol) cost
-    // more than the rest of an in-memory key's creation; file keys are the coordinated ones.
+    // NB: a concrete cast, only where it can succeed (a file key always saves): a cast to `any
+    // CoordinatedKey<Value>` (a parameterized protocol) cost more than the rest of an in-memory
+    // key's creation; file keys are the coordinated ones.
     let file = persists ? FileParts.of(given) : nil
-    let inMemory = !persists && given is InMemoryKey<Value>
     if let file { self.key = file.anyKey } else { self.key = given }
     self.file = file
     self.context = context
     self.persists = persists
-    self.madeLane = persists ? context.scheduler.makeLane(for: given.id) : nil
     let loadsLater: Bool
     if let file {
       loadsLater = file.loadsInBackground
@@ -139,15 +140,18 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
       loadsLater || inMemory || revive != nil
       ? nil : Self.load(given, file: file, into: &value, in: context)
     self.storage = Mutex(value)
-    if let file, file.merges { file.base = value }
-    self.machine = Mutex(
-      PersistenceMachine(
-        kind: inMemory ? .key(inline: false) : PersistenceMachine.kind(of: given, file: file),
-        interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
-        loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws))
-    // NB: an in-memory key has nothing to watch; not subscribing also spares the reference a
-    // weak reference to itself, whose side table makes every later retain take the slow path.
-    if !inMemory { watch(fallback: fallback, loadsLater: loadsLater) }
+    file?.keepBase(value)
+    // NB: an in-memory key's machine is made when first used (see `machine`), and it has
+    // nothing to watch.
+    guard !inMemory else { return }
+    _ = madePersistence.storeIfNil(
+      PersistenceParts(
+        PersistenceMachine(
+          kind: PersistenceMachine.kind(of: given, file: file),
+          interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
+          loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws),
+        lane: persists ? context.scheduler.makeLane(for: given.id) : nil))
+    watch(fallback: fallback, loadsLater: loadsLater)
   }
 
   /// Reads the stored value of `given` (of `file`'s key, for a file) into `value`; the error,
@@ -246,6 +250,42 @@ extension SharedReference: SharedChangeTrackable {
   var untrackedValue: any Sendable { storage.withLock { $0 } }
 }
 
+/// A reference's persistence machine under its lock, and what runs and serializes the work it
+/// decides.
+final class PersistenceParts: Sendable {
+  private let machine: Mutex<PersistenceMachine>
+  /// The lane of a key that persists, made with the reference.
+  private let madeLane: (any PersistenceLane)?
+  /// The lane of a key that does not persist, made when first used: most never use one, and
+  /// making it was a twentieth of such a key's creation (measured).
+  private let laterLane = Mutex<(any PersistenceLane)?>(nil)
+  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
+  let inlineSaves = Mutex<UInt64>(0)
+  /// The bodies of `update`s waiting for their jobs, by token.
+  let updates = Mutex(PendingUpdates())
+
+  init(_ machine: PersistenceMachine, lane: (any PersistenceLane)?) {
+    self.machine = Mutex(machine)
+    self.madeLane = lane
+  }
+
+  /// Runs `body` on the machine under its lock.
+  func withLock<R: Sendable>(_ body: (inout PersistenceMachine) -> R) -> R {
+    machine.withLock { body(&$0) }
+  }
+
+  /// The lane saves, reloads and flushes run on, made by `make` if there is none yet.
+  func lane(making make: () -> any PersistenceLane) -> any PersistenceLane {
+    if let madeLane { return madeLane }
+    return laterLane.withLock { lane in
+      if let lane { return lane }
+      let made = make()
+      lane = made
+      return made
+    }
+  }
+}
+
 /// A file key's own parts, for its reference.
 ///
 /// NB: a class, so a reference of another key stores `nil` without a metadata lookup of the
@@ -268,6 +308,15 @@ final class FileParts<Value: Sendable>: Sendable {
     self.anyKey = key
     self.loadsInBackground = key.loadsInBackground
     self.merges = key.merge != nil
+  }
+
+  /// Keeps `value` as the base of a merge, if the value merges.
+  ///
+  /// NB: a function of its own, so the reference's creation builds no optional of the value (a
+  /// metadata lookup at run time, about 330 instructions, for every key; issue 25).
+  @inline(never)
+  func keepBase(_ value: Value) {
+    if merges { base = value }
   }
 
   /// The parts of `key`, if it is a file key.

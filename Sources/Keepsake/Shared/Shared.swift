@@ -61,7 +61,10 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   }
 
   /// The `Shared` of a key's reference, with a cell of its own.
-  @usableFromInline init(reference: SharedReference<Value>) {
+  ///
+  /// NB: inlinable, so where the value's type is known the cell is allocated with metadata at
+  /// hand, not looked up at run time (issue 25).
+  @inlinable init(reference: SharedReference<Value>) {
     self.init(cell: SharedCell(SharedTarget(reference: reference)))
   }
 
@@ -100,6 +103,8 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   ///
   /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
   /// reuse that reference and ignore `wrappedValue`. Nonisolated.
+  // NB: inlinable, like the reference's lookup it calls: see `StorageContext.reference(for:)`.
+  @inlinable
   public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
     self.init(reference: StorageContext.current.reference(for: key, default: wrappedValue))
   }
@@ -107,6 +112,8 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// A shared value stored by `key`, with a default used when nothing is stored.
   ///
   /// Nonisolated.
+  // NB: inlinable, like the reference's lookup it calls: see `StorageContext.reference(for:)`.
+  @inlinable
   public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
     self.init(reference: StorageContext.current.reference(for: key, default: `default`))
   }
@@ -117,7 +124,8 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   public init(value: Value) {
     self.init(
       reference: SharedReference(
-        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value }))
+        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value },
+        inMemory: false))
   }
 
   /// The same `Shared` as `projectedValue`: what Swift calls for a `@Shared` parameter given
