@@ -79,7 +79,7 @@ struct SharedTarget<Value: Sendable>: @unchecked Sendable {
   ///
   /// > Important: only when `path` is `nil`.
   @inlinable func referenceWithLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try reference.withLock(body)
+    try reference.withLockOneUse(body)
   }
 
   /// The key's own reference.
