@@ -27,13 +27,7 @@ extension SharedPath {
     }
     return SharedPath(
       state: keyPath, offset: offset,
-      read: { root, _, offset in
-        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
-        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
-        // NB: through the cell's `initial` in place: taking its reference out as an argument
-        // copied the target and retained the reference (the slow path this avoids).
-        return cell.initial.readPart { value in storedMember(of: value, offset) }
-      },
+      read: { root, _, offset in readStoredMember(ofCell: root, Root.self, offset) },
       modify: { root, _, offset, body in
         let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
         guard cell.initial.path == nil else {
@@ -67,6 +61,19 @@ extension SharedPath {
         try cell.initial.changeMember(Value.self, state, offset, body)
         return nil
       })
+  }
+
+  /// The stored member at `offset` of the value of `root`, a `Shared`'s cell: the accessor of
+  /// writable and read-only stored members alike.
+  @inlinable @inline(__always)
+  static func readStoredMember<Root: Sendable>(
+    ofCell root: AnyObject, _: Root.Type, _ offset: Int
+  ) -> Value {
+    let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
+    guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
+    // NB: through the cell's `initial` in place: taking its reference out as an argument
+    // copied the target and retained the reference (the slow path this avoids).
+    return cell.initial.readPart { value in storedMember(of: value, offset) }
   }
 
   /// The stored member at `offset` of the value of `parent`, a projection.
@@ -126,11 +133,7 @@ extension SharedPath {
     }
     return SharedPath(
       state: keyPath, offset: offset,
-      read: { root, _, offset in
-        let cell = unsafeDowncast(root, to: SharedCell<Root>.self)
-        guard cell.initial.path == nil else { return storedMember(of: cell.initial, offset) }
-        return cell.initial.readPart { value in storedMember(of: value, offset) }
-      },
+      read: { root, _, offset in readStoredMember(ofCell: root, Root.self, offset) },
       modify: { _, _, _, _ in preconditionFailure("a read-only projection is never changed") })
   }
 
