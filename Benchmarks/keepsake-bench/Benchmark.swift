@@ -28,6 +28,8 @@ struct Benchmark {
   var largeLoadDrafts = 70_000
   /// The small keys created beside that load, and again without it.
   var besideLoadKeys = 300
+  /// Rounds of that figure, alternating the two sides.
+  var besideLoadRounds = 3
   /// The processes of the `processes` row, and the transactions each runs.
   var processesWork = (processes: 8, transactions: 200)
   /// Repetitions of the `processes` row (each side takes seconds).

@@ -24,6 +24,7 @@ struct BenchmarkScenarioTests {
     // loaded machine (the scenario checks that it did).
     benchmark.largeLoadDrafts = 40_000
     benchmark.besideLoadKeys = 20
+    benchmark.besideLoadRounds = 1
     benchmark.processesWork = (processes: 2, transactions: 5)
     benchmark.processRepetitions = 1
     // NB: the benchmark's own child entry, as the release run starts it: `keepsake-bench` is
