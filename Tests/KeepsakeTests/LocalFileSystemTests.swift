@@ -13,6 +13,43 @@ import Testing
 struct LocalFileSystemTests {
   let fileSystem = LocalFileSystem()
 
+  @Test("A read answered EAGAIN clears O_NONBLOCK and is retried once; again, it is an error")
+  func readAnsweredEAGAIN() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("items.json")
+    try Data("[1,2,3]".utf8).write(to: file)
+    let fd = open(file.path, O_RDONLY | O_NONBLOCK)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 16)
+    var answers: [Int32] = [EINTR, EAGAIN]
+    // A file system that answers EAGAIN to a regular file's read (a FUSE one, say), then reads.
+    let flaky: (Int32, UnsafeMutableRawPointer, Int) -> Int = { fd, base, count in
+      if !answers.isEmpty {
+        errno = answers.removeFirst()
+        return -1
+      }
+      return read(fd, base, count)
+    }
+    var cleared = false
+    let count = buffer.withUnsafeMutableBytes { bytes in
+      LocalFileSystem.readSome(fd, bytes.baseAddress!, bytes.count, &cleared, read: flaky)
+    }
+    #expect(count == 7)
+    #expect(Array(buffer.prefix(7)) == Array("[1,2,3]".utf8))
+    #expect(cleared)
+    #expect(fcntl(fd, F_GETFL) & O_NONBLOCK == 0)
+
+    // Once cleared, EAGAIN again is the file system's error, reported rather than retried forever.
+    answers = [EAGAIN]
+    let again = buffer.withUnsafeMutableBytes { bytes in
+      LocalFileSystem.readSome(fd, bytes.baseAddress!, bytes.count, &cleared, read: flaky)
+    }
+    let code = errno
+    #expect(again == -1)
+    #expect(code == EAGAIN)
+  }
+
   @Test("A missing file reads as nil, not as an error")
   func missingFile() throws {
     let folder = try TemporaryFolder()

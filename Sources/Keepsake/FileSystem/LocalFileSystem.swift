@@ -75,9 +75,6 @@ package struct LocalFileSystem: FileSystem {
       throw FileSystemError(
         .read, path: path, reason: .tooLarge(size: Int64(info.st_size), limit: maximumSize))
     }
-    // NB: `O_NONBLOCK` (which kept the open from hanging on a FIFO) is left on: a regular file's
-    // reads ignore it, and clearing it first cost two system calls per read (issue 25). A file
-    // system that answers `EAGAIN` anyway has it cleared then.
     var clearedNonBlocking = false
     // One byte more than the size, so reading an unchanged file ends without growing the
     // buffer; the size can still change while reading (another process writing in place), and
@@ -92,18 +89,9 @@ package struct LocalFileSystem: FileSystem {
       }
       let count = data.withUnsafeMutableBytes { buffer -> Int in
         guard let base = buffer.baseAddress else { return 0 }
-        return read(fd, base + total, buffer.count - total)
+        return Self.readSome(fd, base + total, buffer.count - total, &clearedNonBlocking)
       }
-      if count < 0 {
-        let code = errno
-        if code == EINTR { continue }
-        if (code == EAGAIN || code == EWOULDBLOCK) && !clearedNonBlocking {
-          clearedNonBlocking = true
-          let flags = fcntl(fd, F_GETFL)
-          if flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 { continue }
-        }
-        throw FileSystemError(.read, path: path, reason: .init(errno: code))
-      }
+      if count < 0 { throw FileSystemError(.read, path: path, reason: .init(errno: errno)) }
       if count == 0 { break }
       total += count
       if total > maximumSize {
@@ -114,6 +102,36 @@ package struct LocalFileSystem: FileSystem {
     }
     data.count = total
     return data
+  }
+
+  /// One `read` of up to `count` bytes into `buffer`, interrupted reads retried.
+  ///
+  /// Returns the bytes read, 0 at the end, or -1 with `errno` set.
+  ///
+  /// NB: `O_NONBLOCK` (which kept the open from hanging on a FIFO) is left on: a regular file's
+  /// reads ignore it, and clearing it first cost two system calls per read (issue 25). A file
+  /// system that answers `EAGAIN` anyway has it cleared (`clearedNonBlocking`) and the read
+  /// retried, once; `read` is the system's, or a test's.
+  package static func readSome(
+    _ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int,
+    _ clearedNonBlocking: inout Bool,
+    read: (Int32, UnsafeMutableRawPointer, Int) -> Int = { fd, buffer, count in
+      systemRead(fd, buffer, count)
+    }
+  ) -> Int {
+    while true {
+      let result = read(fd, buffer, count)
+      guard result < 0 else { return result }
+      let code = errno
+      if code == EINTR { continue }
+      if (code == EAGAIN || code == EWOULDBLOCK) && !clearedNonBlocking {
+        clearedNonBlocking = true
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 { continue }
+      }
+      errno = code
+      return -1
+    }
   }
 
   package func writeAtomically(_ data: Data, to url: URL) throws {
@@ -404,4 +422,9 @@ package struct LocalFileSystem: FileSystem {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
   }
+}
+
+/// The C `read`, reachable from inside functions with a parameter of that name.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+  read(fd, buffer, count)
 }

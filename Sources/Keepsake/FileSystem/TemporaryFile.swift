@@ -65,7 +65,7 @@ enum TemporaryFile {
   static func removeAbandoned(besides url: URL, path: String, in context: StorageContext) {
     // NB: the folder's path by string: on Linux `deletingLastPathComponent()` standardizes and
     // resolves links with a system call per component, on every key's creation.
-    let folderPath = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? path
+    let folderPath = FolderPath.parent(of: path) ?? path
     let fileSystem = context.fileSystem
     let found: [String]
     if let known = context.abandonedTemporaryFiles.withLock({ $0[folderPath] }) {

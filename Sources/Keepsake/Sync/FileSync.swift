@@ -69,11 +69,7 @@ struct SyncTarget<Value: Sendable>: Sendable {
     self.merge = merge
     self.maximumFileSize = maximumFileSize
     self.options = options
-    if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
-      folderPath = slash == path.startIndex ? "/" : String(path[..<slash])
-    } else {
-      folderPath = url.deletingLastPathComponent().path
-    }
+    folderPath = FolderPath.parent(of: path) ?? url.deletingLastPathComponent().path
   }
 
   /// The file's folder.

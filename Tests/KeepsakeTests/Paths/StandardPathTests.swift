@@ -36,6 +36,15 @@ struct StandardPathTests {
       FolderPath.components(spelling) == spelling.split(separator: "/").map(String.init))
   }
 
+  @Test("A standard path's parent is Foundation's", arguments: spellings)
+  func parentIsFoundations(_ spelling: String) {
+    let path = URL(fileURLWithPath: spelling).path
+    guard FolderPath.isStandard(path), path != "/" else { return }
+    #expect(
+      FolderPath.parent(of: path)
+        == URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path)
+  }
+
   @Test("The lexical form of a path is unchanged by the byte check", arguments: spellings)
   func lexicalForm(_ spelling: String) {
     let path = URL(fileURLWithPath: spelling).path

@@ -199,16 +199,10 @@ public struct ProcessesCampaign: Sendable {
   private func runChildren(
     _ name: String, mode: ProcessesChild.Mode, url: URL, processes: Int, count: Int
   ) -> ChildGroup {
-    let startFile = url.deletingLastPathComponent().appendingPathComponent("start")
-    return ChildGroup.run(
-      name, executable: configuration.executable,
-      arguments: (0..<processes).map { process in
-        ["processes-child"]
-          + ProcessesChild.arguments(
-            url: url, mode: mode, process: process, count: count, startFile: startFile,
-            seed: configuration.seed)
-      },
-      startFile: startFile, timeout: configuration.timeout)
+    ProcessesChild.runGroup(
+      name, executable: configuration.executable, prefix: ["processes-child"], mode: mode,
+      url: url, processes: processes, count: count, seed: configuration.seed,
+      timeout: configuration.timeout)
   }
 
   /// Reads `url` through a fresh key, as an app started afterwards would, and counts the items

@@ -76,6 +76,25 @@ public enum ProcessesChild {
     ]
   }
 
+  /// Starts `processes` children of `executable` (each `prefix` followed by
+  /// ``arguments(url:mode:process:count:startFile:seed:)``) adding `count` items each to `url`,
+  /// released together by a start file beside it.
+  static func runGroup(
+    _ name: String, executable: String, prefix: [String], mode: Mode, url: URL, processes: Int,
+    count: Int, seed: UInt64, timeout: Double
+  ) -> ChildGroup {
+    let startFile = url.deletingLastPathComponent().appendingPathComponent("start")
+    return ChildGroup.run(
+      name, executable: executable,
+      arguments: (0..<processes).map { process in
+        prefix
+          + arguments(
+            url: url, mode: mode, process: process, count: count, startFile: startFile,
+            seed: seed)
+      },
+      startFile: startFile, timeout: timeout)
+  }
+
   /// How long a child waits for the start file before giving up: a parent that died must not
   /// leave children polling forever.
   static let startTimeout = 120.0

@@ -32,16 +32,9 @@ public struct TransactionThroughput: Sendable {
     timeout: Double
   ) -> TransactionThroughput {
     let url = folder.appendingPathComponent("items.json")
-    let startFile = folder.appendingPathComponent("start")
-    let group = ChildGroup.run(
-      "transactions process", executable: executable,
-      arguments: (0..<processes).map { process in
-        arguments
-          + ProcessesChild.arguments(
-            url: url, mode: .update, process: process, count: transactions,
-            startFile: startFile, seed: 1)
-      },
-      startFile: startFile, timeout: timeout)
+    let group = ProcessesChild.runGroup(
+      "transactions process", executable: executable, prefix: arguments, mode: .update, url: url,
+      processes: processes, count: transactions, seed: 1, timeout: timeout)
     var result = TransactionThroughput()
     result.seconds = group.seconds
     result.transactions = group.added.count

@@ -27,6 +27,13 @@ enum FolderPath {
 
   private static let slash = UInt8(ascii: "/")
 
+  /// The folder part of a path, found as bytes: `"/a/b.json"` is `"/a"`, `"/b.json"` is `"/"`;
+  /// `nil` for a path without a `/`.
+  static func parent(of path: String) -> String? {
+    guard let index = path.utf8.lastIndex(of: slash) else { return nil }
+    return index == path.startIndex ? "/" : String(path[..<index])
+  }
+
   /// `url.standardizedFileURL.path`, without its cost when the path has nothing to standardize.
   ///
   /// NB: standardizing costs about 20,000 instructions on Linux, a tenth of a file key's
