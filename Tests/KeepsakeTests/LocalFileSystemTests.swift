@@ -50,6 +50,22 @@ struct LocalFileSystemTests {
     #expect(code == EAGAIN)
   }
 
+  @Test("A read by path gives the identity of the version it read")
+  func readGivesIdentity() throws {
+    let folder = try TemporaryFolder()
+    let file = folder.file("items.json")
+    try fileSystem.writeAtomically(Data("[1]".utf8), to: file)
+    let first = try #require(try fileSystem.contents(atPath: file.path, maximumSize: 100))
+    #expect(first.data == Data("[1]".utf8))
+    #expect(first.identity != nil)
+    #expect(first.identity == (try fileSystem.identity(of: file)))
+    try fileSystem.writeAtomically(Data("[1,2]".utf8), to: file)
+    let second = try #require(try fileSystem.contents(atPath: file.path, maximumSize: 100))
+    #expect(second.identity == (try fileSystem.identity(of: file)))
+    #expect(second.identity != first.identity, "a replaced file is another version")
+    #expect(try fileSystem.contents(atPath: folder.file("none").path, maximumSize: 100) == nil)
+  }
+
   @Test("A missing file reads as nil, not as an error")
   func missingFile() throws {
     let folder = try TemporaryFolder()

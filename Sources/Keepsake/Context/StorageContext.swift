@@ -33,7 +33,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// listing (see `TemporaryFile.removeAbandoned(besides:path:in:)`).
   let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
   /// Per folder a file key was opened in: the folder with its links resolved, so a key's
-  /// creation resolves only its own name (see `LocalFileSystem.resolve(_:folders:)`).
+  /// creation resolves only its own name (see `LocalFileSystem.resolve(_:path:folders:)`).
   let resolvedFolders = ResolvedFolders()
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
   @usableFromInline let changeTracking = SharedChangeTrackerSlot()

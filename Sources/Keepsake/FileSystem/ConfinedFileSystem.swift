@@ -31,8 +31,9 @@ struct ConfinedFileSystem: FileSystem {
     try unconfine(try base.resolve(confine(url)))
   }
 
-  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
-    try unconfine(try base.resolve(confine(url), folders: folders))
+  func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL {
+    let confined = confine(url)
+    return try unconfine(try base.resolve(confined, path: confined.path, folders: folders))
   }
 
   /// A path resolved under the root, as the app names it.

@@ -26,6 +26,18 @@ package protocol FileSystem: Sendable {
   ///   ``FileSystemError/Reason/linkLoop`` for the files above.
   func contents(of url: URL, maximumSize: Int) throws -> Data?
 
+  /// ``contents(of:maximumSize:)`` of the file at `path`, with what identifies the version read
+  /// (see ``identity(of:)``): for keys, which keep their file's path.
+  ///
+  /// NB: a path, not a URL: `URL.path` costs about 4,000 instructions a call on Linux, and a key
+  /// makes its path once (issue 25).
+  ///
+  /// - Returns: The bytes and their identity, or `nil` when no file exists at `path`.
+  /// - Throws: ``FileSystemError``, as ``contents(of:maximumSize:)`` does.
+  func contents(atPath path: String, maximumSize: Int) throws -> (
+    data: Data, identity: FileIdentity?
+  )?
+
   /// Replaces the file at `url` with `data`, atomically and durably.
   ///
   /// The data is written to a temporary file in the same folder, flushed to disk, renamed over the
@@ -65,7 +77,10 @@ package protocol FileSystem: Sendable {
   /// ``resolve(_:)``, taking the resolution of `url`'s folder from `folders` when it is there,
   /// and putting it there when the folder exists: the links on the way to a folder are then
   /// followed once per folder, and each key's creation examines only its own name.
-  func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL
+  ///
+  /// `path` is `url.path`, which the caller keeps (on Linux `URL.path` costs about 4,000
+  /// instructions a call).
+  func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL
 
   /// Removes the file at `url`; removing a missing file is not an error.
   func removeItem(at url: URL) throws
@@ -77,11 +92,15 @@ package protocol FileSystem: Sendable {
   /// someone else; keep the returned watch alive for as long as notifications are wanted.
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription?
 
+  /// ``watch(_:onChange:)`` of the file at `path`.
+  func watch(fileAt path: String, onChange: @escaping @Sendable () -> Void)
+    -> StorageSubscription?
+
   /// Calls `onChange` (on an arbitrary thread) when an entry of the folder at `folder` whose
   /// name `matching` accepts may have been created or replaced: the conflict copies sync engines
   /// put beside a file (see "Devices" in the Data safety article).
   ///
-  /// `folder` is the folder of a key's resolved file (see ``resolve(_:folders:)``), with its
+  /// `folder` is the folder of a key's resolved file (see ``resolve(_:path:folders:)``), with its
   /// links resolved already, as the `url` of ``watch(_:onChange:)`` is.
   ///
   /// `matching` is called on the watcher's own thread for every name the folder's events carry:
@@ -89,6 +108,12 @@ package protocol FileSystem: Sendable {
   /// returns `nil` (the default); copies are then still found whenever the file itself changes.
   func watchEntries(
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription?
+
+  /// ``watchEntries(of:matching:onChange:)`` of the folder at `path`.
+  func watchEntries(
+    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription?
 
@@ -129,11 +154,37 @@ extension FileSystem {
     return true
   }
 
+  /// The identity, then the contents, through `URL`s: for file systems that cannot do better.
+  package func contents(atPath path: String, maximumSize: Int) throws -> (
+    data: Data, identity: FileIdentity?
+  )? {
+    let url = URL(fileURLWithPath: path, isDirectory: false)
+    let identity = try identity(of: url)
+    guard let data = try contents(of: url, maximumSize: maximumSize) else { return nil }
+    return (data, identity)
+  }
+
+  /// The file's watch, through its `URL`.
+  package func watch(
+    fileAt path: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    watch(URL(fileURLWithPath: path, isDirectory: false), onChange: onChange)
+  }
+
+  /// The folder's watch, through its `URL`.
+  package func watchEntries(
+    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    watchEntries(
+      of: URL(fileURLWithPath: path, isDirectory: true), matching: matching, onChange: onChange)
+  }
+
   /// The path as written, standardized: for file systems without symbolic links.
   package func resolve(_ url: URL) throws -> URL { url.standardizedFileURL }
 
   /// ``resolve(_:)`` itself, for file systems that keep nothing per folder.
-  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL {
+  package func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL {
     try resolve(url)
   }
 
@@ -150,7 +201,7 @@ extension FileSystem {
 }
 
 /// The folders whose links a storage context has resolved, by the path they were named by (see
-/// ``FileSystem/resolve(_:folders:)``).
+/// ``FileSystem/resolve(_:path:folders:)``).
 package final class ResolvedFolders: Sendable {
   private let paths = Mutex<[String: String]>([:])
 

@@ -120,7 +120,7 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// The path as written: this disk has no links, and standardizes every path it is given.
-  package func resolve(_ url: URL, folders: ResolvedFolders) throws -> URL { url }
+  package func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL { url }
 
   /// Copies the bytes, as the real disk does by linking: the same steps as a write of a new file.
   package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {

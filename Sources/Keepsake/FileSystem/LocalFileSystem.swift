@@ -67,8 +67,15 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func contents(of url: URL, maximumSize: Int) throws -> Data? {
+    try contents(atPath: url.path, maximumSize: maximumSize)?.data
+  }
+
+  /// NB: the identity is the open file's, so it is the version read, and costs no `stat` of its
+  /// own: one of the seven system calls of a file key's creation (issue 25).
+  package func contents(
+    atPath path: String, maximumSize: Int
+  ) throws -> (data: Data, identity: FileIdentity?)? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
-    let path = url.path
     guard let (fd, info) = try openRegularFile(path) else { return nil }
     defer { _ = calls.close(fd) }
     if info.st_size > Int64(maximumSize) {
@@ -101,7 +108,7 @@ package struct LocalFileSystem: FileSystem {
       }
     }
     data.count = total
-    return data
+    return (data, Self.identity(info))
   }
 
   /// One `read` of up to `count` bytes into `buffer`, interrupted reads retried.
@@ -197,6 +204,10 @@ package struct LocalFileSystem: FileSystem {
       if errno == ENOENT { return nil }
       throw FileSystemError(.read, path: url.path, reason: .init(errno: errno))
     }
+    return Self.identity(info)
+  }
+
+  private static func identity(_ info: stat) -> FileIdentity {
     #if canImport(Darwin)
       let modified =
         Int64(info.st_mtimespec.tv_sec) * 1_000_000_000
@@ -232,19 +243,33 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    // NB: `url` is resolved by the caller (a key resolves its file once, at creation): resolving
-    // again here cost a `readlink` per folder of the path on every key made (measured).
-    FolderWatcher.watch(url, onChange: onChange)
+    watch(fileAt: url.path, onChange: onChange)
+  }
+
+  package func watch(
+    fileAt path: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    // NB: `path` is resolved by the caller (a key resolves its file once, at creation):
+    // resolving again here cost a `readlink` per folder of the path on every key made
+    // (measured).
+    FolderWatcher.shared.subscribe(path: path, onChange: onChange)
   }
 
   package func watchEntries(
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
+    watchEntries(ofFolderAt: folder.path, matching: matching, onChange: onChange)
+  }
+
+  package func watchEntries(
+    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
     // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
     // own watch names (resolving it cost 14,000 instructions and a system call per component
     // of every file key's creation, issue 25).
-    FolderWatcher.shared.subscribe(entriesOf: folder, matching: matching, onChange: onChange)
+    FolderWatcher.shared.subscribe(entriesAt: path, matching: matching, onChange: onChange)
   }
 
   // MARK: - Helpers

@@ -23,14 +23,17 @@ extension FileStorageKey {
 
   /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
   /// it is the parent of the next save and a base this device keeps.
-  func syncDidRead(_ data: Data?, in context: StorageContext) {
+  ///
+  /// `engine` is the folder's engine when the caller looked it up already (see
+  /// ``syncMergeBeforeLoading(in:)``).
+  func syncDidRead(_ data: Data?, in context: StorageContext, engine: SyncEngine?? = nil) {
     let state = sync.state
     guard let data else {
       state.setKnown(nil)
       return
     }
     let target = syncTarget
-    guard state.isSynced(target, in: context, data: data) else { return }
+    guard state.isSynced(target, in: context, data: data, engine: engine) else { return }
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
     let store = target.store(in: context)
@@ -73,13 +76,18 @@ extension FileStorageKey {
   /// Only in a folder an engine's marker names: the first value read then includes them (a
   /// command-line tool's one read, an app's first screen). It waits for the lock only briefly;
   /// what it cannot do here, the background scan does.
-  func syncMergeBeforeLoading(in context: StorageContext) {
+  ///
+  /// - Returns: The engine of the file's folder, for the read that follows (a lookup of the
+  ///   process's cache is a twentieth of a file key's creation, issue 25).
+  @discardableResult
+  func syncMergeBeforeLoading(in context: StorageContext) -> SyncEngine? {
     let target = syncTarget
-    guard SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem) != nil,
-      sync.state.isSynced(target, in: context, data: nil)
-    else { return }
+    let engine = SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
+    guard engine != nil, sync.state.isSynced(target, in: context, data: nil, engine: engine)
+    else { return engine }
     SyncResolver(target: target, context: context, state: sync.state)
       .run(lockTimeout: .milliseconds(200), atLoad: true)
+    return engine
   }
 
   /// Before the key takes in a changed file: in a synced folder, merges the copies beside it
@@ -106,12 +114,12 @@ extension FileStorageKey {
   ) -> StorageSubscription? {
     let target = syncTarget
     let state = sync.state
-    let watched = context.fileSystem.watch(file) {
+    let watched = context.fileSystem.watch(fileAt: filePath) {
       onChange()
       state.fileChanged(target, in: context)
     }
     let copies = context.fileSystem.watchEntries(
-      of: target.folder, matching: { target.isCopy($0) },
+      ofFolderAt: target.folderPath, matching: { target.isCopy($0) },
       onChange: {
         state.markSynced(by: nil)
         state.scheduleScan(target, in: context, after: .milliseconds(50))

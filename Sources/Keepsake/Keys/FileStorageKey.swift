@@ -101,18 +101,17 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public var saveTiming: SaveTiming { .coalesced(interval: interval) }
 
   public func load(in context: StorageContext) throws -> Value? {
-    syncMergeBeforeLoading(in: context)
-    let fileSystem = context.fileSystem
-    let identity = try wrap { try checkedIdentity(fileSystem) }
-    guard let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
-    else {
+    let engine = syncMergeBeforeLoading(in: context)
+    try wrap { try checkPath() }
+    // NB: the identity of the version read, from the open file: no `stat` before the read.
+    guard let (data, identity) = try wrap({ try readFile(context.fileSystem) }) else {
       known.set(nil)
       syncDidRead(nil, in: context)
       return nil
     }
     let value = try decodeFile(data)
     known.set(identity)
-    syncDidRead(data, in: context)
+    syncDidRead(data, in: context, engine: .some(engine))
     return value
   }
 
@@ -176,7 +175,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     guard pathProblem == nil else { return self }
     var copy = self
     do {
-      copy.file = try context.fileSystem.resolve(url, folders: context.resolvedFolders)
+      copy.file = try context.fileSystem.resolve(
+        url, path: filePath, folders: context.resolvedFolders)
       // The common case, a path without links: the key is already what it should be.
       if copy.file == url { return self }
       copy.filePath = copy.file.path
@@ -237,6 +237,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     return try fileSystem.identity(of: file)
   }
 
+  /// The file's bytes and the identity of the version read, `nil` when there is no file.
+  private func readFile(_ fileSystem: any FileSystem) throws -> (Data, FileIdentity?)? {
+    try fileSystem.contents(atPath: filePath, maximumSize: maximumFileSize)
+  }
+
   private func decodeFile(_ data: Data) throws -> Value {
     do {
       if data.isEmpty { throw FileContentError.empty }
@@ -280,15 +285,13 @@ extension FileStorageKey: CoordinatedKey {
     if syncMergeBeforeReading(in: context) {
       identity = try wrap { try checkedIdentity(fileSystem) }
     }
-    guard identity != nil,
-      let data = try wrap({ try fileSystem.contents(of: file, maximumSize: maximumFileSize) })
-    else {
+    guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
       if last != nil { syncDidRead(nil, in: context) }
       return last == nil ? .unchanged : .deleted
     }
     let value = try decodeFile(data)
     syncDidRead(data, in: context)
-    return .replaced(value, data: data, identity: identity)
+    return .replaced(value, data: data, identity: read ?? identity)
   }
 
   func remember(_ identity: FileIdentity?) { known.set(identity) }

@@ -51,14 +51,19 @@ final class SyncState<Value: Sendable>: Sendable {
   // MARK: - Mode
 
   /// Whether the file is synced, deciding it now if it was not: from `data` (a file whose
-  /// bytes carry ancestry already is), else from the folder's markers.
-  func isSynced(_ target: SyncTarget<Value>, in context: StorageContext, data: Data?) -> Bool {
+  /// bytes carry ancestry already is), else from the folder's markers (`engine`, when the
+  /// caller looked them up already).
+  func isSynced(
+    _ target: SyncTarget<Value>, in context: StorageContext, data: Data?,
+    engine known: SyncEngine?? = nil
+  ) -> Bool {
     switch fields.withLock({ $0.mode }) {
     case .synced: return true
     case .notSynced where !(data.map(Self.carriesAncestry) ?? false): return false
     default: break
     }
-    let engine = SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
+    let engine =
+      known ?? SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
     let synced =
       engine != nil || (target.carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
     fields.withLock { fields in

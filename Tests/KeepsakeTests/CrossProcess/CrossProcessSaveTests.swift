@@ -26,6 +26,21 @@ struct CrossProcessSaveTests {
     #expect(conflict.url == url)
   }
 
+  @Test("On the real disk, a key's own first read is not taken for another process's save")
+  func ownReadIsNotAnOutsideChange() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("title.json")
+    try LocalFileSystem().writeAtomically(try JSONEncoder().encode("first"), to: file)
+    let title = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process(), default: "")
+    #expect(title.wrappedValue == "first")
+    title.withLock { $0 = "second" }
+    try await title.save()
+    #expect(title.lastConflict == nil, "the file is the version the key read: no conflict")
+    #expect(try JSONDecoder().decode(String.self, from: Data(contentsOf: file)) == "second")
+    #expect(disk.folder.names.filter { !$0.hasSuffix(".lock") } == ["title.json"], "no copy kept")
+  }
+
   @Test("A pending change meets an outside change as soon as it is seen, and both are kept")
   func pendingChangeMergesOnOutsideChange() async throws {
     let world = TwoContexts()

@@ -36,6 +36,18 @@ struct StandardPathTests {
       FolderPath.components(spelling) == spelling.split(separator: "/").map(String.init))
   }
 
+  @Test("A watch route finds its file and folder as the components do", arguments: spellings)
+  func routeSplitsAsComponents(_ spelling: String) {
+    var components = FolderPath.components(spelling)
+    let name = components.popLast() ?? ""
+    let route = WatchRoute(subscriber: WatchSubscriber({}), path: spelling)
+    #expect(route.fileName == name)
+    #expect(route.folderCount == components.count)
+    #expect(route.folder == components)
+    #expect(route.path(components.count) == FolderPath.path(components, count: components.count))
+    #expect(route.path(0) == "/")
+  }
+
   @Test("A standard path's parent is Foundation's", arguments: spellings)
   func parentIsFoundations(_ spelling: String) {
     let path = URL(fileURLWithPath: spelling).path

@@ -7,11 +7,11 @@ struct WatchRoute {
   let file: String
   /// The file's name, which events name.
   let fileName: String
-  /// The components of the file's folder.
-  let folder: [String]
-  /// How many components of `folder` the watched folder has: `folder.count` once the file's own
-  /// folder is watched, fewer while a missing folder is awaited, nil when nothing could be
-  /// watched.
+  /// How many components the file's folder has.
+  let folderCount: Int
+  /// How many components of the file's folder the watched folder has: `folderCount` once the
+  /// file's own folder is watched, fewer while a missing folder is awaited, nil when nothing
+  /// could be watched.
   var depth: Int?
   /// Why nothing is watched, when `depth` is nil.
   var failure: WatchFailure?
@@ -25,26 +25,58 @@ struct WatchRoute {
   /// The path of the file's own folder, which nearly every lookup asks for.
   private let ownFolderPath: String
 
+  /// NB: the folder's components are made only for a route that waits in an ancestor: splitting
+  /// and joining them was 9,000 instructions of each of a file key's two routes, whose folder is
+  /// nearly always watched already (issue 25).
   init(
     subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil
   ) {
     self.subscriber = subscriber
     self.file = path
-    var components = FolderPath.components(path)
-    self.fileName = components.popLast() ?? ""
-    self.folder = components
+    let slash = UInt8(ascii: "/")
+    let bytes = path.utf8
+    var count = 0
+    var previous: UInt8 = 0
+    var lastSlash: String.Index?
+    var emptyComponent = false
+    for index in bytes.indices {
+      let byte = bytes[index]
+      if byte == slash {
+        if previous == slash { emptyComponent = true }
+        lastSlash = index
+      } else if previous == slash || index == bytes.startIndex {
+        count += 1
+      }
+      previous = byte
+    }
+    if let lastSlash, bytes.first == slash, previous != slash, !emptyComponent {
+      // The usual path: absolute, no empty component. Its last component is the file.
+      fileName = String(path[bytes.index(after: lastSlash)...])
+      let folder = String(path[..<lastSlash])
+      ownFolderPath = folder.isEmpty ? "/" : folder
+      count -= 1
+    } else {
+      var components = FolderPath.components(path)
+      fileName = components.popLast() ?? ""
+      ownFolderPath = FolderPath.path(components, count: components.count)
+      count = components.count
+    }
+    folderCount = count
     self.names = names
-    self.ownFolderPath = FolderPath.path(components, count: components.count)
   }
 
   /// Whether an event naming `name` concerns this route.
   func wants(_ name: String) -> Bool { names?(name) ?? (name == fileName) }
 
+  /// The path of the first `depth` components of the file's folder.
   func path(_ depth: Int) -> String {
-    depth == folder.count ? ownFolderPath : FolderPath.path(folder, count: depth)
+    depth == folderCount ? ownFolderPath : FolderPath.path(folder, count: depth)
   }
 
-  var watchesOwnFolder: Bool { depth == folder.count }
+  /// The components of the file's folder.
+  var folder: [String] { FolderPath.components(ownFolderPath) }
+
+  var watchesOwnFolder: Bool { depth == folderCount }
 }
 
 /// A folder with a system watch, and the subscriptions it serves.
@@ -98,7 +130,7 @@ extension FolderWatcher {
     /// reported (`mkdir -p` makes a whole chain at once).
     mutating func place(_ id: Int) -> WatchSubscriber? {
       guard var route = routes[id] else { return nil }
-      var depth = route.folder.count
+      var depth = route.folderCount
       // NB: a new route whose folder is already watched needs no `stat`: the next key in a
       // folder costs a dictionary lookup.
       let ownFolder = route.path(depth)
@@ -109,7 +141,7 @@ extension FolderWatcher {
         return nil
       }
       while depth > 0 && !FolderPath.isFolder(route.path(depth)) { depth -= 1 }
-      if depth < route.folder.count { route.owesCatchUp = true }
+      if depth < route.folderCount { route.owesCatchUp = true }
       // The folder watched so far stays watched until the next one is, so nothing is missed.
       var watched = route.depth
       var failure: WatchFailure?
@@ -128,7 +160,7 @@ extension FolderWatcher {
         }
         if let watched, watched != depth { detach(id, from: route.path(watched)) }
         watched = depth
-        guard depth < route.folder.count && FolderPath.isFolder(route.path(depth + 1)) else {
+        guard depth < route.folderCount && FolderPath.isFolder(route.path(depth + 1)) else {
           break
         }
         depth += 1

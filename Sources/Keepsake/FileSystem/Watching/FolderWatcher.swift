@@ -55,14 +55,6 @@ package final class FolderWatcher: Sendable {
     }
   #endif
 
-  /// Calls `onChange` when the file at `url` may have been changed by someone else, through the
-  /// process's one watcher; keep the subscription for as long as notifications are wanted.
-  ///
-  /// A file that cannot be watched gets a subscription too, and is listed in ``failures``.
-  static func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
-    shared.subscribe(url, onChange: onChange)
-  }
-
   /// The files of the process's live subscriptions that are not watched right now, and why.
   package static var failures: [WatchFailure] { shared.failures }
 
@@ -80,10 +72,20 @@ package final class FolderWatcher: Sendable {
   package func subscribe(
     _ url: URL, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
-    let subscriber = WatchSubscriber(onChange)
-    // NB: the path as a string, split once: URL's path operations cost more than the rest of a
-    // subscription (measured on Linux).
-    let route = WatchRoute(subscriber: subscriber, path: url.path)
+    subscribe(path: url.path, onChange: onChange)
+  }
+
+  /// ``subscribe(_:onChange:)`` of the file at `path`.
+  ///
+  /// NB: the path as a string, split once: URL's path operations cost more than the rest of a
+  /// subscription (measured on Linux).
+  package func subscribe(
+    path: String, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription {
+    add(WatchRoute(subscriber: WatchSubscriber(onChange), path: path))
+  }
+
+  private func add(_ route: WatchRoute) -> StorageSubscription {
     let (id, due) = state.withLock { state in
       let id = state.add(route)
       var due = state.place(id).map { [$0] } ?? []
@@ -105,23 +107,21 @@ package final class FolderWatcher: Sendable {
     entriesOf folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
+    subscribe(entriesAt: folder.path, matching: matching, onChange: onChange)
+  }
+
+  /// ``subscribe(entriesOf:matching:onChange:)`` of the folder at `path`.
+  package func subscribe(
+    entriesAt path: String, matching: @escaping @Sendable (String) -> Bool,
+    onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription {
     // NB: a route like a file's, in the same folder, whose name test is `matching`.
-    // NB: `folder` is a resolved key's folder, already standard: no URL standardization here
+    // NB: `path` is a resolved key's folder, already standard: no URL standardization here
     // (measured: a tenth of a file key's creation).
-    let path = folder.path
-    let route = WatchRoute(
-      subscriber: WatchSubscriber(onChange), path: (path == "/" ? "" : path) + "/.keepsake-entries",
-      names: matching)
-    let (id, due) = state.withLock { state in
-      let id = state.add(route)
-      var due = state.place(id).map { [$0] } ?? []
-      due += state.retryFailedIfDue()
-      return (id, due)
-    }
-    deliverSoon(due)
-    return StorageSubscription(
-      onCancel: { self.cancel(id) },
-      failure: { [weak self] in self?.state.withLock { $0.routes[id]?.failure } })
+    add(
+      WatchRoute(
+        subscriber: WatchSubscriber(onChange),
+        path: (path == "/" ? "" : path) + "/.keepsake-entries", names: matching))
   }
 
   /// The files of this watcher's live subscriptions that are not watched right now, and why.
