@@ -127,4 +127,58 @@ struct FolderWatcherTests {
     #expect(first.count == firstCalls)
     withExtendedLifetime(subscriptions) {}
   }
+
+  @Test("A file's watch with its folder's copies tells each side of its own names, in one route")
+  func fileAndEntriesInOneRoute() async throws {
+    let folder = try TemporaryFolder()
+    let watcher = FolderWatcher()
+    let file = Calls()
+    let copies = Calls()
+    var subscription: StorageSubscription? = watcher.subscribe(
+      path: folder.file("notes.json").path, entriesMatching: { $0.hasPrefix("notes.copy") },
+      onEntries: { copies.record() }, onChange: { file.record() })
+    #expect(watcher.subscriberCount == 1)
+    #expect(watcher.watchedFolderCount == 1)
+
+    try replaceAtomically(folder.file("notes.json"), with: "[1]")
+    #expect(await afterKernelEvents { file.count > 0 })
+    #expect(copies.count == 0, "the file's own change is not a copy")
+    let fileCalls = file.count
+
+    try replaceAtomically(folder.file("notes.copy-1.json"), with: "[2]")
+    #expect(await afterKernelEvents { copies.count > 0 })
+    #expect(file.count == fileCalls, "a copy is not the file")
+    try replaceAtomically(folder.file("other.json"), with: "[3]")
+
+    subscription?.cancel()
+    subscription = nil
+    #expect(watcher.subscriberCount == 0)
+    #expect(watcher.watchedFolderCount == 0)
+    let (filesSeen, copiesSeen) = (file.count, copies.count)
+    try replaceAtomically(folder.file("notes.json"), with: "[4]")
+    try replaceAtomically(folder.file("notes.copy-2.json"), with: "[5]")
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(file.count == filesSeen && copies.count == copiesSeen, "cancelled: neither is told")
+  }
+
+  @Test("A file's watch with its folder's copies catches both up once a missing folder appears")
+  func fileAndEntriesCatchUp() async throws {
+    let root = try TemporaryFolder()
+    let folder = root.url.appendingPathComponent("a/b", isDirectory: true)
+    let watcher = FolderWatcher()
+    let file = Calls()
+    let copies = Calls()
+    let subscription = watcher.subscribe(
+      path: folder.appendingPathComponent("notes.json").path,
+      entriesMatching: { $0.hasPrefix("notes.copy") }, onEntries: { copies.record() },
+      onChange: { file.record() })
+    #expect(watcher.watchedFolders == [watchedPath(root.url)])
+
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    #expect(
+      await afterKernelEvents {
+        file.count == 1 && copies.count == 1 && watcher.watchedFolders == [watchedPath(folder)]
+      }, "both were blind while the folder was missing: both are told")
+    withExtendedLifetime(subscription) {}
+  }
 }

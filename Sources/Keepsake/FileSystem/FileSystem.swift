@@ -117,6 +117,14 @@ package protocol FileSystem: Sendable {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription?
 
+  /// ``watch(fileAt:onChange:)`` of the file at `path` and
+  /// ``watchEntries(ofFolderAt:matching:onChange:)`` of its folder as one subscription: what a
+  /// file key watches. `onEntries` is called for the entries `entriesMatching` accepts.
+  func watch(
+    fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
+    onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription?
+
   /// Takes the exclusive lock of the file at `url`, shared with every other process and every
   /// other storage context, waiting up to `timeout` while someone else holds it.
   ///
@@ -169,6 +177,24 @@ extension FileSystem {
     fileAt path: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     watch(URL(fileURLWithPath: path, isDirectory: false), onChange: onChange)
+  }
+
+  /// The two watches, one after the other: for file systems that cannot do better.
+  package func watch(
+    fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
+    onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    let file = watch(fileAt: path, onChange: onChange)
+    let entries = watchEntries(
+      ofFolderAt: FolderPath.parent(of: path) ?? path, matching: entriesMatching,
+      onChange: onEntries)
+    if file == nil && entries == nil { return nil }
+    return StorageSubscription(
+      onCancel: {
+        file?.cancel()
+        entries?.cancel()
+      },
+      failure: { file?.failure ?? entries?.failure })
   }
 
   /// The folder's watch, through its `URL`.

@@ -88,12 +88,14 @@ package struct LocalFileSystem: FileSystem {
     // the byte over the limit is what proves a file grew too large. The buffer never holds more
     // than `maximumSize + 1` bytes.
     let ceiling = maximumSize == Int.max ? Int.max : maximumSize + 1
-    var data = Data(count: Int(max(info.st_size, 0)) + 1)
+    let size = Int(max(info.st_size, 0))
+    var data = Data(count: size + 1)
     var total = 0
     while true {
       if total == data.count {
         data.count += min(ceiling - data.count, max(4096, data.count / 2))
       }
+      let asked = data.count - total
       let count = data.withUnsafeMutableBytes { buffer -> Int in
         guard let base = buffer.baseAddress else { return 0 }
         return Self.readSome(fd, base + total, buffer.count - total, &clearedNonBlocking)
@@ -101,6 +103,11 @@ package struct LocalFileSystem: FileSystem {
       if count < 0 { throw FileSystemError(.read, path: path, reason: .init(errno: errno)) }
       if count == 0 { break }
       total += count
+      // NB: fewer bytes than asked, and exactly the size the file had when opened: the end, as a
+      // local file system answers it (it fills a read from what the file holds), without a
+      // last read to see 0: one of a file key's six system calls (issue 25). A file that grew
+      // meanwhile fills the byte beyond its size, and is read on.
+      if count < asked && total == size { break }
       if total > maximumSize {
         var now = stat()
         let size = fstat(fd, &now) == 0 ? max(Int64(now.st_size), Int64(total)) : Int64(total)
@@ -260,6 +267,14 @@ package struct LocalFileSystem: FileSystem {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     watchEntries(ofFolderAt: folder.path, matching: matching, onChange: onChange)
+  }
+
+  package func watch(
+    fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
+    onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
+  ) -> StorageSubscription? {
+    FolderWatcher.shared.subscribe(
+      path: path, entriesMatching: entriesMatching, onEntries: onEntries, onChange: onChange)
   }
 
   package func watchEntries(

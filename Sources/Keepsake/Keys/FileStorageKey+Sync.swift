@@ -114,15 +114,15 @@ extension FileStorageKey {
   ) -> StorageSubscription? {
     let target = syncTarget
     let state = sync.state
-    let watched = context.fileSystem.watch(fileAt: filePath) {
-      onChange()
-      state.fileChanged(target, in: context)
-    }
-    let copies = context.fileSystem.watchEntries(
-      ofFolderAt: target.folderPath, matching: { target.isCopy($0) },
-      onChange: {
+    let watched = context.fileSystem.watch(
+      fileAt: filePath, entriesMatching: { target.isCopy($0) },
+      onEntries: {
         state.markSynced(by: nil)
         state.scheduleScan(target, in: context, after: .milliseconds(50))
+      },
+      onChange: {
+        onChange()
+        state.fileChanged(target, in: context)
       })
     // NB: a file known to be outside synced folders is not scanned now (a copy appearing later
     // marks it synced); one not decided yet is, in the background.
@@ -131,9 +131,8 @@ extension FileStorageKey {
       onCancel: {
         state.cancel()
         watched?.cancel()
-        copies?.cancel()
       },
-      failure: { watched?.failure ?? copies?.failure })
+      failure: { watched?.failure })
   }
 
   /// Merges the copies beside the file now, on the calling thread: for tests of the resolver.

@@ -21,6 +21,10 @@ struct WatchRoute {
   /// For a watch of a folder's entries (sync engines' conflict copies), which names it wants,
   /// instead of `fileName`.
   let names: (@Sendable (String) -> Bool)?
+  /// For a file's watch that also watches its folder's entries (see
+  /// ``FolderWatcher/subscribe(path:entriesMatching:onEntries:onChange:)``): which names those
+  /// are, and who is told of them.
+  let entries: (names: @Sendable (String) -> Bool, subscriber: WatchSubscriber)?
 
   /// The path of the file's own folder, which nearly every lookup asks for.
   private let ownFolderPath: String
@@ -29,9 +33,11 @@ struct WatchRoute {
   /// and joining them was 9,000 instructions of each of a file key's two routes, whose folder is
   /// nearly always watched already (issue 25).
   init(
-    subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil
+    subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil,
+    entries: (names: @Sendable (String) -> Bool, subscriber: WatchSubscriber)? = nil
   ) {
     self.subscriber = subscriber
+    self.entries = entries
     self.file = path
     let slash = UInt8(ascii: "/")
     let bytes = path.utf8
@@ -65,8 +71,22 @@ struct WatchRoute {
     self.names = names
   }
 
-  /// Whether an event naming `name` concerns this route.
+  /// Whether an event naming `name` concerns this route's file.
   func wants(_ name: String) -> Bool { names?(name) ?? (name == fileName) }
+
+  /// Adds the subscribers an event of the own folder naming `name` concerns (every one for an
+  /// event without a name) to `due`.
+  func collect(_ name: String?, into due: inout [WatchSubscriber]) {
+    guard let name else { return collectAll(into: &due) }
+    if wants(name) { due.append(subscriber) }
+    if let entries, entries.names(name) { due.append(entries.subscriber) }
+  }
+
+  /// Adds every subscriber of the route to `due`.
+  func collectAll(into due: inout [WatchSubscriber]) {
+    due.append(subscriber)
+    if let entries { due.append(entries.subscriber) }
+  }
 
   /// The path of the first `depth` components of the file's folder.
   func path(_ depth: Int) -> String {
@@ -119,6 +139,7 @@ extension FolderWatcher {
       // NB: cancellation may come more than once (`cancel()`, then `deinit`).
       guard let route = routes.removeValue(forKey: id) else { return }
       route.subscriber.isActive.store(false, ordering: .releasing)
+      route.entries?.subscriber.isActive.store(false, ordering: .releasing)
       if let depth = route.depth { detach(id, from: route.path(depth)) }
     }
 
@@ -128,8 +149,8 @@ extension FolderWatcher {
     /// NB: the next folder is checked *after* the watch of its parent was added: a folder
     /// created between the check that found it missing and the watch would otherwise never be
     /// reported (`mkdir -p` makes a whole chain at once).
-    mutating func place(_ id: Int) -> WatchSubscriber? {
-      guard var route = routes[id] else { return nil }
+    mutating func place(_ id: Int) -> [WatchSubscriber] {
+      guard var route = routes[id] else { return [] }
       var depth = route.folderCount
       // NB: a new route whose folder is already watched needs no `stat`: the next key in a
       // folder costs a dictionary lookup.
@@ -138,7 +159,7 @@ extension FolderWatcher {
         _ = attach(id, to: ownFolder)
         route.depth = depth
         routes[id] = route
-        return nil
+        return []
       }
       while depth > 0 && !FolderPath.isFolder(route.path(depth)) { depth -= 1 }
       if depth < route.folderCount { route.owesCatchUp = true }
@@ -171,14 +192,16 @@ extension FolderWatcher {
         route.failure = failure
         route.owesCatchUp = true
         routes[id] = route
-        return nil
+        return []
       }
       route.depth = watched
       route.failure = nil
       let caughtUp = route.watchesOwnFolder && route.owesCatchUp
       if caughtUp { route.owesCatchUp = false }
       routes[id] = route
-      return caughtUp ? route.subscriber : nil
+      var due: [WatchSubscriber] = []
+      if caughtUp { route.collectAll(into: &due) }
+      return due
     }
 
     /// Applies one event of the backend.
@@ -192,11 +215,11 @@ extension FolderWatcher {
             guard let route = routes[id], let depth = route.depth, route.path(depth) == path
             else { continue }
             if route.watchesOwnFolder {
-              if name.map(route.wants) ?? true { due.append(route.subscriber) }
+              route.collect(name, into: &due)
             } else if name == nil || name == route.folder[depth] {
               // The awaited folder may have appeared (IN_CREATE or IN_MOVED_TO with IN_ISDIR,
               // a link to a folder, or on Darwin anything at all): `place` checks.
-              if let subscriber = place(id) { due.append(subscriber) }
+              due += place(id)
             }
           }
         }
@@ -225,11 +248,11 @@ extension FolderWatcher {
       for id in ids {
         guard var route = routes[id] else { continue }
         // The file went with its folder (a rename of the folder reports no deletion of it).
-        if route.watchesOwnFolder { due.append(route.subscriber) }
+        if route.watchesOwnFolder { route.collectAll(into: &due) }
         route.depth = nil
         route.owesCatchUp = true
         routes[id] = route
-        if let subscriber = place(id) { due.append(subscriber) }
+        due += place(id)
       }
       return due
     }
@@ -243,9 +266,9 @@ extension FolderWatcher {
       for id in routes.keys.sorted() {
         guard let route = routes[id] else { continue }
         if route.watchesOwnFolder {
-          due.append(route.subscriber)
-        } else if let subscriber = place(id) {
-          due.append(subscriber)
+          route.collectAll(into: &due)
+        } else {
+          due += place(id)
         }
       }
       return due
@@ -256,7 +279,7 @@ extension FolderWatcher {
       guard retryDue else { return [] }
       retryDue = false
       let failed = routes.filter { $0.value.failure != nil }.keys.sorted()
-      return failed.compactMap { place($0) }
+      return failed.flatMap { place($0) }
     }
 
     // MARK: - Reference counts
