@@ -84,7 +84,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
     self.url = url
-    let given = url.path
+    let given = FolderPath.path(of: url)
     let path = FolderPath.standardPath(of: url, path: given)
     self.id = SharedKeyID(kind: "file", name: path)
     self.file = url

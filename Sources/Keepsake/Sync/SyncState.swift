@@ -11,42 +11,16 @@ import Synchronization
 /// save, so it is safe beside this reference's saves and any other process's (see
 /// `SyncResolver`).
 final class SyncState<Value: Sendable>: Sendable {
-  /// Whether the file is in a synced folder.
-  enum Mode: Sendable, Equatable {
-    /// Not decided yet.
-    case unknown
-    /// No engine's marker above it, no copy seen, no ancestry in it: its bytes stay exactly
-    /// as they were always written.
-    case notSynced
-    /// In a synced folder (the engine, when a marker or a copy named it).
-    case synced(SyncEngine?)
-  }
+  typealias Mode = SyncMode
 
-  private struct Fields {
-    var mode = Mode.unknown
-    var known: FileVersion?
-    var device: String?
-    var report: (@Sendable (SharedConflict) -> Void)?
-    var fallback: Value?
-    var pendingReports: [SharedConflict] = []
-    /// Copies already reported as kept or unreadable: told once per reference.
-    var reported: Set<String> = []
-    /// When this reference first needed a base it does not hold, per copy.
-    var waitingSince: [String: ContinuousClock.Instant] = [:]
-    var scanScheduled = false
-    var isActive = true
-    /// How many of the file's locks this reference holds now (a save's, a transaction's).
-    var locksHeld = 0
-    var lastDelivery: ContinuousClock.Instant?
-    var deliveryScheduled = false
-  }
+  private let fields = Mutex(SyncStateFields())
+  /// The reference's default, once attached.
+  private let attachedFallback = Mutex<Value?>(nil)
 
-  private let fields = Mutex(Fields())
+  init() {}
 
   /// The queue every scan of the process runs on.
   static var queue: DispatchQueue { SyncQueue.queue }
-
-  init() {}
 
   // MARK: - Mode
 
@@ -123,15 +97,13 @@ final class SyncState<Value: Sendable>: Sendable {
   /// Connects the reference: its default (the base when no common version is known) and where
   /// conflicts go; reports made before (by the merge at load) are delivered now.
   func attach(fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void) {
-    fields.withLock { fields in
-      fields.fallback = fallback
-      fields.report = report
-    }
+    attachedFallback.withLock { $0 = fallback }
+    fields.withLock { $0.report = report }
     deliver()
   }
 
   /// The reference's default, once attached.
-  var fallback: Value? { fields.withLock { $0.fallback } }
+  var fallback: Value? { attachedFallback.withLock { $0 } }
 
   /// How far apart reports reach the reference.
   ///
@@ -250,4 +222,38 @@ private enum SyncQueue {
   ///
   /// NB: called by the `atexit` handler, on the thread that exits, never on the queue.
   static func drain() { queue.sync {} }
+}
+
+/// Whether a file is in a synced folder.
+enum SyncMode: Sendable, Equatable {
+  /// Not decided yet.
+  case unknown
+  /// No engine's marker above it, no copy seen, no ancestry in it: its bytes stay exactly
+  /// as they were always written.
+  case notSynced
+  /// In a synced folder (the engine, when a marker or a copy named it).
+  case synced(SyncEngine?)
+}
+
+/// What a ``SyncState`` keeps under its lock.
+///
+/// NB: outside the generic class, and without its value (the fallback has a lock of its own):
+/// a type nested in a generic class has its metadata looked up at run time on every turn of
+/// the lock, five times a file key's creation (5,200 instructions, issue 25).
+private struct SyncStateFields {
+  var mode = SyncMode.unknown
+  var known: FileVersion?
+  var device: String?
+  var report: (@Sendable (SharedConflict) -> Void)?
+  var pendingReports: [SharedConflict] = []
+  /// Copies already reported as kept or unreadable: told once per reference.
+  var reported: Set<String> = []
+  /// When this reference first needed a base it does not hold, per copy.
+  var waitingSince: [String: ContinuousClock.Instant] = [:]
+  var scanScheduled = false
+  var isActive = true
+  /// How many of the file's locks this reference holds now (a save's, a transaction's).
+  var locksHeld = 0
+  var lastDelivery: ContinuousClock.Instant?
+  var deliveryScheduled = false
 }

@@ -20,6 +20,28 @@ struct StandardPathTests {
     #expect(FolderPath.standardPath(of: url) == url.standardizedFileURL.path)
   }
 
+  @Test(
+    "A URL's path read the quicker way is its path", arguments: spellings + ["/tmp/a//", "/tmp/a/"])
+  func pathIsFoundations(_ spelling: String) {
+    for url in [
+      URL(fileURLWithPath: spelling), URL(fileURLWithPath: spelling, isDirectory: true),
+      URL(fileURLWithPath: spelling, isDirectory: false),
+    ] {
+      #expect(FolderPath.path(of: url) == url.path, "\(url)")
+    }
+  }
+
+  @Test("A file URL's path read the quicker way is its path, percent escapes and host too")
+  func pathOfFileURLStrings() throws {
+    for string in [
+      "file:///tmp/a%20b/c.json", "file:///tmp/%C3%A9.json", "file://localhost/tmp/x.json",
+      "file:///tmp/a/", "file:///", "file:///tmp/%2F.json",
+    ] {
+      let url = try #require(URL(string: string))
+      #expect(FolderPath.path(of: url) == url.path, "\(string)")
+    }
+  }
+
   @Test("Only absolute paths without empty, '.' or '..' components count as standard")
   func whatIsStandard() {
     for path in ["/", "/tmp", "/tmp/a.json", "/tmp/.a", "/tmp/..a", "/tmp/a..b", "/tmp/..."] {

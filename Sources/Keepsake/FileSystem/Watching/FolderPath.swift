@@ -34,6 +34,22 @@ enum FolderPath {
     return index == path.startIndex ? "/" : String(path[..<index])
   }
 
+  /// `url.path`, for less when nothing in it is escaped: on Linux `URL.path` costs about 3,500
+  /// instructions a call, the escaped path `path(percentEncoded: true)` 1,000.
+  ///
+  /// NB: an escaped path without `%` is the path, but for the trailing `/` of a folder, which
+  /// `URL.path` drops. Any escape (a space, a letter beyond ASCII, an escaped `/` that `path`
+  /// keeps escaped) takes `URL.path` itself.
+  static func path(of url: URL) -> String {
+    let escaped = url.path(percentEncoded: true)
+    let bytes = escaped.utf8
+    guard !bytes.contains(UInt8(ascii: "%")) else { return url.path }
+    guard bytes.count > 1, bytes.last == slash else { return escaped }
+    var trimmed = Substring(escaped)
+    while trimmed.utf8.count > 1, trimmed.utf8.last == slash { trimmed = trimmed.dropLast() }
+    return String(trimmed)
+  }
+
   /// `url.standardizedFileURL.path`, without its cost when the path has nothing to standardize.
   ///
   /// NB: standardizing costs about 20,000 instructions on Linux, a tenth of a file key's
