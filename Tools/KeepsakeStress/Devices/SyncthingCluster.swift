@@ -127,8 +127,16 @@ final class SyncthingCluster {
       if (try? devices.allSatisfy(isConnectedToAll)) == true { return }
       Thread.sleep(forTimeInterval: 0.25)
     }
+    // NB: the logs' last lines in the error itself: the scratch folder that holds the logs is
+    // removed when the campaign ends, and a daemon that did not connect says why there.
+    let tails = devices.map { device -> String in
+      let text = (try? String(contentsOf: device.log, encoding: .utf8)) ?? ""
+      let last = text.split(separator: "\n").suffix(6).joined(separator: "\n    ")
+      return "\(device.log.lastPathComponent) of \(device.home.lastPathComponent):\n    \(last)"
+    }
     throw DevicesCampaignError(
-      "the daemons did not connect within \(Int(timeout)) s (logs: \(devices.map(\.log.path)))")
+      "the daemons did not connect within \(Int(timeout)) s; the end of each log:\n  "
+        + tails.joined(separator: "\n  "))
   }
 
   private func isConnectedToAll(_ device: Device) throws -> Bool {
