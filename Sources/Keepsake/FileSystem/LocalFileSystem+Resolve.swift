@@ -70,15 +70,17 @@ extension LocalFileSystem {
       folder = real
     }
     let candidate = folder == "/" ? "/" + name : folder + "/" + name
+    // NB: not a folder (missing, or a regular file), so no `stat` for the URL to find out.
+    let file = candidate == given ? url : URL(fileURLWithPath: candidate, isDirectory: false)
     var info = stat()
     guard lstat(candidate, &info) == 0 else {
       switch errno {
-      case ENOENT: return candidate == given ? url : URL(fileURLWithPath: candidate)
+      case ENOENT: return file
       default: return try resolve(url)
       }
     }
     switch info.st_mode & S_IFMT {
-    case S_IFREG: return candidate == given ? url : URL(fileURLWithPath: candidate)
+    case S_IFREG: return file
     case S_IFLNK: return try resolve(URL(fileURLWithPath: candidate))
     // A FIFO, a device or a folder stays as the app named it, as in `resolve(_:)`.
     default: return url

@@ -49,8 +49,13 @@ enum SyncFolder {
     var levels = 0
     while levels < 64 {
       let folder = FolderPath.path(components, count: components.count)
+      let prefix = folder == "/" ? "/" : folder + "/"
       for marker in markers {
-        let url = URL(fileURLWithPath: folder).appendingPathComponent(marker.name)
+        // NB: the marker's path as a string: on Linux `URL(fileURLWithPath:)` without
+        // `isDirectory` makes a `stat` of its own, and `appendingPathComponent` costs about
+        // 12,000 instructions; four markers at every level were most of a first key's cost in
+        // a new folder (issue 25).
+        let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
         if (try? fileSystem.identity(of: url)) != nil { return marker.engine }
       }
       guard !components.isEmpty else { return nil }
