@@ -92,10 +92,6 @@ package protocol FileSystem: Sendable {
   /// someone else; keep the returned watch alive for as long as notifications are wanted.
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription?
 
-  /// ``watch(_:onChange:)`` of the file at `path`.
-  func watch(fileAt path: String, onChange: @escaping @Sendable () -> Void)
-    -> StorageSubscription?
-
   /// Calls `onChange` (on an arbitrary thread) when an entry of the folder at `folder` whose
   /// name `matching` accepts may have been created or replaced: the conflict copies sync engines
   /// put beside a file (see "Devices" in the Data safety article).
@@ -111,15 +107,13 @@ package protocol FileSystem: Sendable {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription?
 
-  /// ``watchEntries(of:matching:onChange:)`` of the folder at `path`.
-  func watchEntries(
-    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
-    onChange: @escaping @Sendable () -> Void
-  ) -> StorageSubscription?
-
-  /// ``watch(fileAt:onChange:)`` of the file at `path` and
-  /// ``watchEntries(ofFolderAt:matching:onChange:)`` of its folder as one subscription: what a
-  /// file key watches. `onEntries` is called for the entries `entriesMatching` accepts.
+  /// ``watch(_:onChange:)`` of the file at `path` and ``watchEntries(of:matching:onChange:)`` of
+  /// its folder as one subscription: what a file key watches. `onEntries` is called for the
+  /// entries `entriesMatching` accepts.
+  ///
+  /// NB: a path, which a key keeps, and one subscription: on Linux `URL.path` costs about 3,500
+  /// instructions a call, and two routes of the process's watcher were a tenth of a file key's
+  /// creation (issue 25).
   func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
@@ -172,22 +166,15 @@ extension FileSystem {
     return (data, identity)
   }
 
-  /// The file's watch, through its `URL`.
-  package func watch(
-    fileAt path: String, onChange: @escaping @Sendable () -> Void
-  ) -> StorageSubscription? {
-    watch(URL(fileURLWithPath: path, isDirectory: false), onChange: onChange)
-  }
-
-  /// The two watches, one after the other: for file systems that cannot do better.
+  /// The two watches, through `URL`s, one after the other: for file systems that cannot do
+  /// better.
   package func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let file = watch(fileAt: path, onChange: onChange)
-    let entries = watchEntries(
-      ofFolderAt: FolderPath.parent(of: path) ?? path, matching: entriesMatching,
-      onChange: onEntries)
+    let file = watch(URL(fileURLWithPath: path, isDirectory: false), onChange: onChange)
+    let folder = URL(fileURLWithPath: FolderPath.parent(of: path) ?? path, isDirectory: true)
+    let entries = watchEntries(of: folder, matching: entriesMatching, onChange: onEntries)
     if file == nil && entries == nil { return nil }
     return StorageSubscription(
       onCancel: {
@@ -195,15 +182,6 @@ extension FileSystem {
         entries?.cancel()
       },
       failure: { file?.failure ?? entries?.failure })
-  }
-
-  /// The folder's watch, through its `URL`.
-  package func watchEntries(
-    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
-    onChange: @escaping @Sendable () -> Void
-  ) -> StorageSubscription? {
-    watchEntries(
-      of: URL(fileURLWithPath: path, isDirectory: true), matching: matching, onChange: onChange)
   }
 
   /// The path as written, standardized: for file systems without symbolic links.

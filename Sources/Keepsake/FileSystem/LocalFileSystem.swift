@@ -250,41 +250,28 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    watch(fileAt: url.path, onChange: onChange)
-  }
-
-  package func watch(
-    fileAt path: String, onChange: @escaping @Sendable () -> Void
-  ) -> StorageSubscription? {
-    // NB: `path` is resolved by the caller (a key resolves its file once, at creation):
-    // resolving again here cost a `readlink` per folder of the path on every key made
-    // (measured).
-    FolderWatcher.shared.subscribe(path: path, onChange: onChange)
+    // NB: `url` is resolved by the caller (a key resolves its file once, at creation): resolving
+    // again here cost a `readlink` per folder of the path on every key made (measured).
+    FolderWatcher.shared.subscribe(path: url.path, onChange: onChange)
   }
 
   package func watchEntries(
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    watchEntries(ofFolderAt: folder.path, matching: matching, onChange: onChange)
+    // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
+    // own watch names (resolving it cost 14,000 instructions and a system call per component
+    // of every file key's creation, issue 25).
+    FolderWatcher.shared.subscribe(entriesAt: folder.path, matching: matching, onChange: onChange)
   }
 
   package func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
+    // NB: `path` is resolved already, as in `watch(_:onChange:)`.
     FolderWatcher.shared.subscribe(
       path: path, entriesMatching: entriesMatching, onEntries: onEntries, onChange: onChange)
-  }
-
-  package func watchEntries(
-    ofFolderAt path: String, matching: @escaping @Sendable (String) -> Bool,
-    onChange: @escaping @Sendable () -> Void
-  ) -> StorageSubscription? {
-    // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
-    // own watch names (resolving it cost 14,000 instructions and a system call per component
-    // of every file key's creation, issue 25).
-    FolderWatcher.shared.subscribe(entriesAt: path, matching: matching, onChange: onChange)
   }
 
   // MARK: - Helpers

@@ -39,28 +39,15 @@ struct WatchRoute {
     self.subscriber = subscriber
     self.entries = entries
     self.file = path
+    let count: Int
     let slash = UInt8(ascii: "/")
-    let bytes = path.utf8
-    var count = 0
-    var previous: UInt8 = 0
-    var lastSlash: String.Index?
-    var emptyComponent = false
-    for index in bytes.indices {
-      let byte = bytes[index]
-      if byte == slash {
-        if previous == slash { emptyComponent = true }
-        lastSlash = index
-      } else if previous == slash || index == bytes.startIndex {
-        count += 1
-      }
-      previous = byte
-    }
-    if let lastSlash, bytes.first == slash, previous != slash, !emptyComponent {
-      // The usual path: absolute, no empty component. Its last component is the file.
-      fileName = String(path[bytes.index(after: lastSlash)...])
-      let folder = String(path[..<lastSlash])
-      ownFolderPath = folder.isEmpty ? "/" : folder
-      count -= 1
+    if path != "/", FolderPath.isStandard(path), let last = path.utf8.lastIndex(of: slash),
+      let parent = FolderPath.parent(of: path)
+    {
+      // The usual path: its folder and name found as bytes, its components counted by slashes.
+      fileName = String(path[path.utf8.index(after: last)...])
+      ownFolderPath = parent
+      count = path.utf8.reduce(0) { $1 == slash ? $0 + 1 : $0 } - 1
     } else {
       var components = FolderPath.components(path)
       fileName = components.popLast() ?? ""
