@@ -135,6 +135,24 @@ struct LocalFileSystemTests {
     #expect(folder.names == ["a.json", "blocked"])
   }
 
+  @Test("A folder's listing has every name, the longest allowed too, sorted, without . and ..")
+  func listing() throws {
+    let folder = try TemporaryFolder()
+    let longest = String(repeating: "l", count: 250) + ".json"
+    let names = ["b.json", ".hidden", longest, "é.json", "a"]
+    for name in names { try Data().write(to: folder.file(name)) }
+    // A name that is not valid UTF-8 is left out: no string names it exactly.
+    let latin1: [UInt8] = Array((folder.url.path + "/caf").utf8) + [0xE9, 0]
+    let fd = latin1.withUnsafeBufferPointer { bytes in
+      bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+        open($0, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+      }
+    }
+    try #require(fd >= 0)
+    close(fd)
+    #expect(try fileSystem.contentsOfDirectory(at: folder.url) == names.sorted())
+  }
+
   @Test("Reading a folder is a clear error")
   func readingAFolder() throws {
     let folder = try TemporaryFolder()

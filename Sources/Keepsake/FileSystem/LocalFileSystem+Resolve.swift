@@ -168,8 +168,8 @@ extension LocalFileSystem {
   fileprivate static func split(_ path: String) -> (parent: String, name: String) {
     // NB: found as bytes: a search of the characters finds grapheme boundaries (3,700
     // instructions a file key's creation, issue 25). A `/` byte is always a whole character.
-    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("/", path) }
-    let parent = String(path[..<slash])
-    return (parent.isEmpty ? "/" : parent, String(path[path.index(after: slash)...]))
+    guard let slash = PathScan.lastSlash(in: path) else { return ("/", path) }
+    let parent = slash == 0 ? "/" : PathScan.part(of: path, 0..<slash)
+    return (parent, PathScan.part(of: path, (slash + 1)..<path.utf8.count))
   }
 }

@@ -30,8 +30,8 @@ enum FolderPath {
   /// The folder part of a path, found as bytes: `"/a/b.json"` is `"/a"`, `"/b.json"` is `"/"`;
   /// `nil` for a path without a `/`.
   static func parent(of path: String) -> String? {
-    guard let index = path.utf8.lastIndex(of: slash) else { return nil }
-    return index == path.startIndex ? "/" : String(path[..<index])
+    guard let index = PathScan.lastSlash(in: path) else { return nil }
+    return index == 0 ? "/" : PathScan.part(of: path, 0..<index)
   }
 
   /// `url.path`, for less when nothing in it is escaped: on Linux `URL.path` costs about 3,500
@@ -43,7 +43,7 @@ enum FolderPath {
   static func path(of url: URL) -> String {
     let escaped = url.path(percentEncoded: true)
     let bytes = escaped.utf8
-    guard !bytes.contains(UInt8(ascii: "%")) else { return url.path }
+    guard !PathScan.contains(UInt8(ascii: "%"), in: escaped) else { return url.path }
     guard bytes.count > 1, bytes.last == slash else { return escaped }
     var trimmed = Substring(escaped)
     while trimmed.utf8.count > 1, trimmed.utf8.last == slash { trimmed = trimmed.dropLast() }
@@ -64,26 +64,7 @@ enum FolderPath {
   }
 
   /// Whether `path` is absolute, and has no empty, `.` or `..` component and no trailing `/`.
-  static func isStandard(_ path: String) -> Bool {
-    let bytes = path.utf8
-    guard bytes.first == slash else { return false }
-    if bytes.count == 1 { return true }
-    let dot = UInt8(ascii: ".")
-    // The bytes since the last slash: how many, and whether all were dots.
-    var length = 0
-    var onlyDots = true
-    for byte in bytes.dropFirst() {
-      if byte == slash {
-        if length == 0 || (onlyDots && length <= 2) { return false }
-        length = 0
-        onlyDots = true
-      } else {
-        length += 1
-        if byte != dot { onlyDots = false }
-      }
-    }
-    return length > 0 && !(onlyDots && length <= 2)
-  }
+  static func isStandard(_ path: String) -> Bool { PathScan.isStandard(path) }
 
   /// The absolute path of the first `count` components.
   static func path(_ components: [String], count: Int) -> String {

@@ -40,14 +40,11 @@ struct WatchRoute {
     self.entries = entries
     self.file = path
     let count: Int
-    let slash = UInt8(ascii: "/")
-    if path != "/", FolderPath.isStandard(path), let last = path.utf8.lastIndex(of: slash),
-      let parent = FolderPath.parent(of: path)
-    {
+    if path != "/", PathScan.isStandard(path), let last = PathScan.lastSlash(in: path) {
       // The usual path: its folder and name found as bytes, its components counted by slashes.
-      fileName = String(path[path.utf8.index(after: last)...])
-      ownFolderPath = parent
-      count = path.utf8.reduce(0) { $1 == slash ? $0 + 1 : $0 } - 1
+      fileName = PathScan.part(of: path, (last + 1)..<path.utf8.count)
+      ownFolderPath = last == 0 ? "/" : PathScan.part(of: path, 0..<last)
+      count = PathScan.slashCount(in: path) - 1
     } else {
       var components = FolderPath.components(path)
       fileName = components.popLast() ?? ""
