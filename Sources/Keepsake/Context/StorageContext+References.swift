@@ -17,18 +17,34 @@ extension StorageContext {
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value> {
-    guard
-      let reference = reference(
-        for: key, creating: true, inMemory: Key.self == InMemoryKey<Key.Value>.self,
-        of: SharedReference<Key.Value>.self, default: makeDefault)
-    else {
+    guard let reference = reference(for: key, creating: true, default: makeDefault) else {
       preconditionFailure("a key's reference is made when it has none")
     }
     return reference
   }
 
   /// The reference of `key`, found, taken up from the value its last one parked, or (when
-  /// `creating`) made, as a `type`; `makeDefault` is called only when creating.
+  /// `creating`) made; `makeDefault` is called only when creating.
+  ///
+  /// NB: inlinable, so where the key's type is known whether it is a file key is known at
+  /// compile time too: the casts of every key to a file key, in the library's generic code,
+  /// were about 3,000 instructions of a file key's creation (issue 25).
+  @inlinable
+  func reference<Key: SharedKey>(
+    for key: Key, creating: Bool, default makeDefault: () -> Key.Value
+  ) -> SharedReference<Key.Value>? {
+    if let file = key as? FileStorageKey<Key.Value> {
+      return reference(
+        forFile: file, creating: creating, of: SharedReference<Key.Value>.self,
+        default: makeDefault)
+    }
+    return reference(
+      for: key, creating: creating, inMemory: Key.self == InMemoryKey<Key.Value>.self,
+      of: SharedReference<Key.Value>.self, default: makeDefault)
+  }
+
+  /// The reference of `key`, which is not a file key, found, taken up from the value its last
+  /// one parked, or (when `creating`) made, as a `type`.
   ///
   /// NB: `type` is the caller's, so a reference made here is allocated with metadata the
   /// caller's specialized code has at hand (see the inlinable ``reference(for:default:)``).
@@ -38,10 +54,45 @@ extension StorageContext {
     default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value>? {
     let persists = key.saveTiming.persists
-    // NB: a key that saves may be a file key, whose file's links are resolved, so every
-    // spelling of one file finds one reference (see ``FileStorageKey/id``).
-    let key = persists ? resolvedFile(key) : key
-    let id = key.id
+    return reference(id: key.id, creating: creating, parks: !persists, of: type) {
+      slot, parked in
+      if let parked = parked.take() {
+        return revived(parked, for: key, inMemory: inMemory, of: type, in: slot)
+      }
+      guard creating else { return nil }
+      return type.init(
+        key: key, file: nil, context: self, default: makeDefault, inMemory: inMemory,
+        parkingIn: persists ? nil : slot)
+    }
+  }
+
+  /// The reference of file key `key`, found or (when `creating`) made, as a `type`.
+  ///
+  /// The file's links are resolved first, so every spelling of one file finds one reference
+  /// (see ``FileStorageKey/id``).
+  @usableFromInline
+  func reference<Value>(
+    forFile key: FileStorageKey<Value>, creating: Bool, of type: SharedReference<Value>.Type,
+    default makeDefault: () -> Value
+  ) -> SharedReference<Value>? {
+    let key = key.resolved(in: self)
+    return reference(id: key.id, creating: creating, parks: false, of: type) { _, _ in
+      guard creating else { return nil }
+      // NB: the reference's parts made here, so the key is put in an existential once.
+      let file = FileParts.owning(key)
+      return type.init(
+        key: file.anyKey, file: file, context: self, default: makeDefault, inMemory: false)
+    }
+  }
+
+  /// The reference in the slot of `id`, found or made by `make` (given the slot and the value a
+  /// dead reference parked there, when the slot `parks`).
+  ///
+  /// The context's lock is held only to find the slot: `make` runs under the slot's own lock.
+  private func reference<Value>(
+    id: SharedKeyID, creating: Bool, parks: Bool, of type: SharedReference<Value>.Type,
+    make: (ReferenceSlot, inout ParkedValue?) -> AnyObject?
+  ) -> SharedReference<Value>? {
     let slot: ReferenceSlot? = references.withLock { references in
       // NB: through the inserting subscript's `inout` access, one hash of the key's ID where a
       // read and then a write made two.
@@ -50,17 +101,7 @@ extension StorageContext {
       return slot
     }
     guard let slot else { return nil }
-    let found = slot.reference(
-      orMake: { parked in
-        if let parked = parked.take() {
-          return revived(parked, for: key, inMemory: inMemory, of: type, in: slot)
-        }
-        guard creating else { return nil }
-        return type.init(
-          key: key, context: self, default: makeDefault, inMemory: inMemory,
-          parkingIn: persists ? nil : slot)
-      },
-      parks: !persists)
+    let found = slot.reference(orMake: { parked in make(slot, &parked) }, parks: parks)
     // NB: read under the context's lock, which also orders tracker installation: either the
     // installer's pass over the slots sees a made reference, or this sees the tracker.
     let tracker = references.withLock { _ in
@@ -70,7 +111,7 @@ extension StorageContext {
     guard let found else { return nil }
     // NB: what this call made is of the key's value type; only a reference found may not be.
     let reference =
-      found.made ? unsafeDowncast(found.reference, to: type) : existing(found.reference, for: key)
+      found.made ? unsafeDowncast(found.reference, to: type) : existing(found.reference, id: id)
     tracker?.register(reference)
     return reference
   }
@@ -82,26 +123,25 @@ extension StorageContext {
     in slot: ReferenceSlot
   ) -> SharedReference<Key.Value> {
     guard let value = parked.value as? Key.Value, let fallback = parked.fallback as? Key.Value
-    else { usedWithAnotherType(key) }
+    else { usedWithAnotherType(key.id) }
     return type.init(
-      key: key, context: self, default: { fallback }, inMemory: inMemory, parkingIn: slot,
+      key: key, file: nil, context: self, default: { fallback }, inMemory: inMemory,
+      parkingIn: slot,
       revive: { $0 = value })
   }
 
-  /// A reference found in a slot, as the reference of `key`.
+  /// A reference found in the slot of `id`, as a reference of the value type asked for.
   @inline(never)
-  private func existing<Key: SharedKey>(
-    _ found: AnyObject, for key: Key
-  ) -> SharedReference<Key.Value> {
-    guard let reference = found as? SharedReference<Key.Value> else { usedWithAnotherType(key) }
+  private func existing<Value>(_ found: AnyObject, id: SharedKeyID) -> SharedReference<Value> {
+    guard let reference = found as? SharedReference<Value> else { usedWithAnotherType(id) }
     return reference
   }
 
-  /// Stops the program: `key` names a value of another type in this context, a programming
-  /// error in the app.
-  private func usedWithAnotherType(_ key: some SharedKey) -> Never {
+  /// Stops the program: the key `id` names a value of another type in this context, a
+  /// programming error in the app.
+  private func usedWithAnotherType(_ id: SharedKeyID) -> Never {
     preconditionFailure(
-      "The key \(key.id) is already used with another value type in \(self). A key names one "
+      "The key \(id) is already used with another value type in \(self). A key names one "
         + "stored value; give each type its own key.")
   }
 
@@ -111,22 +151,9 @@ extension StorageContext {
   /// The live reference of `key`, if it has one (for an in-memory key, taken up from the value
   /// its last one parked); never creates one from a default.
   func existingReference<Key: SharedKey>(for key: Key) -> SharedReference<Key.Value>? {
-    reference(
-      for: key, creating: false, inMemory: Key.self == InMemoryKey<Key.Value>.self,
-      of: SharedReference<Key.Value>.self
-    ) {
+    reference(for: key, creating: false) {
       preconditionFailure("a default is only made for a reference being created")
     }
-  }
-
-  /// `key` with its file's links resolved, if it is a file key.
-  ///
-  /// NB: a function of its own, so the metadata lookups of a file key's type are not hoisted
-  /// into every key's creation.
-  @inline(never)
-  private func resolvedFile<Key: SharedKey>(_ key: Key) -> Key {
-    guard let file = key as? FileStorageKey<Key.Value> else { return key }
-    return file.resolved(in: self) as? Key ?? key
   }
 
   /// Forgets the slot of a reference that is going away, unless a lookup is using the slot (it

@@ -9,7 +9,7 @@ extension FileStorageKey {
   var syncTarget: SyncTarget<Value> {
     // NB: the file with its links resolved, where the key reads, writes and keeps its copies.
     SyncTarget(
-      url: file, path: filePath, keyID: id, decode: decode, encode: encode,
+      url: file, folderPath: folderPath, keyID: id, decode: decode, encode: encode,
       encodeWithAncestry: sync.encodeWithAncestry, merge: merge,
       maximumFileSize: maximumFileSize, options: sync.options)
   }
@@ -32,12 +32,16 @@ extension FileStorageKey {
       state.setKnown(nil)
       return
     }
+    guard
+      state.isSynced(
+        folderPath: folderPath, carriesAncestry: sync.encodeWithAncestry != nil, in: context,
+        data: data, engine: engine)
+    else { return }
     let target = syncTarget
-    guard state.isSynced(target, in: context, data: data, engine: engine) else { return }
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
     let store = target.store(in: context)
-    SyncState<Value>.queue.async {
+    SyncState.queue.async {
       store.record(
         data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice,
         of: target.url)
@@ -64,7 +68,7 @@ extension FileStorageKey {
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
     let store = target.store(in: context)
-    SyncState<Value>.queue.async {
+    SyncState.queue.async {
       store.record(
         data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice,
         of: target.url)
@@ -81,10 +85,12 @@ extension FileStorageKey {
   ///   process's cache is a twentieth of a file key's creation, issue 25).
   @discardableResult
   func syncMergeBeforeLoading(in context: StorageContext) -> SyncEngine? {
+    let engine = SyncFolder.engine(containingPath: folderPath, in: context.fileSystem)
+    guard engine != nil else { return nil }
     let target = syncTarget
-    let engine = SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
-    guard engine != nil, sync.state.isSynced(target, in: context, data: nil, engine: engine)
-    else { return engine }
+    guard sync.state.isSynced(target, in: context, data: nil, engine: engine) else {
+      return engine
+    }
     SyncResolver(target: target, context: context, state: sync.state)
       .run(lockTimeout: .milliseconds(200), atLoad: true)
     return engine

@@ -38,7 +38,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// ``file``'s path.
   ///
   /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux (issue 25).
-  private(set) var filePath: String
+  private(set) var filePath: String {
+    didSet { folderPath = Self.folder(ofPath: filePath, url: file) }
+  }
+  /// The path of ``file``'s folder, which the sync code asks for at every read.
+  ///
+  /// NB: kept with the file's path: found at each read, it was about 1,200 instructions of
+  /// every file key's creation (issue 25).
+  private(set) var folderPath: String
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
   private var pathProblem: FileSystemError?
@@ -89,6 +96,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     self.id = SharedKeyID(kind: "file", name: path)
     self.file = url
     self.filePath = given
+    self.folderPath = Self.folder(ofPath: given, url: url)
     self.pathProblem = Self.problem(withPath: path)
     self.interval = saveInterval
     self.maximumFileSize = maximumFileSize
@@ -193,29 +201,19 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     return copy
   }
 
+  /// The folder of the file at `path`, which is `url`'s.
+  private static func folder(ofPath path: String, url: URL) -> String {
+    FolderPath.parent(of: path) ?? url.deletingLastPathComponent().path
+  }
+
   /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
   /// allows; examined without a system call.
   private static func problem(withPath path: String) -> FileSystemError? {
     let limit = FileSystemLimits.maximumNameLength
-    // NB: one pass over the bytes, no allocation: this runs for every key made.
-    var length = 0
-    var start = path.utf8.startIndex
-    var index = start
-    for byte in path.utf8 {
-      if byte == UInt8(ascii: "/") {
-        if length > limit { break }
-        length = 0
-        start = path.utf8.index(after: index)
-      } else {
-        length += 1
-      }
-      index = path.utf8.index(after: index)
-    }
-    if length > limit {
-      let end = path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.utf8.endIndex
-      let name = String(path[start..<end])
+    if let range = PathScan.firstComponent(of: path, longerThan: limit) {
+      let name = PathScan.part(of: path, range)
       return FileSystemError(
-        .read, path: path, reason: .nameTooLong(name: name, length: length, limit: limit))
+        .read, path: path, reason: .nameTooLong(name: name, length: range.count, limit: limit))
     }
     if path.utf8.count > FileSystemLimits.maximumPathLength {
       return FileSystemError(

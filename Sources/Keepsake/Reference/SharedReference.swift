@@ -104,19 +104,17 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
   ///
   /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
-  /// reference (the caller knows, often at compile time: a cast here cost about 960
-  /// instructions). A reference of a key that does not persist parks its value in `slot` when it
-  /// dies; `revive` sets the value a previous one parked.
+  /// reference, and `file` holds the parts of a file key (`given` is then its key): the caller
+  /// knows both, often at compile time (a cast here cost about 960 instructions for the first,
+  /// 1,900 for the second). A reference of a key that does not persist parks its value in `slot`
+  /// when it dies; `revive` sets the value a previous one parked.
   init(
-    key given: any SharedKey<Value>, context: StorageContext, default makeDefault: () -> Value,
-    inMemory: Bool, parkingIn slot: ReferenceSlot? = nil, revive: ((inout Value) -> Void)? = nil
+    key given: any SharedKey<Value>, file: FileParts<Value>?, context: StorageContext,
+    default makeDefault: () -> Value, inMemory: Bool, parkingIn slot: ReferenceSlot? = nil,
+    revive: ((inout Value) -> Void)? = nil
   ) {
     let persists = given.saveTiming.persists
-    // NB: a concrete cast, only where it can succeed (a file key always saves): a cast to `any
-    // CoordinatedKey<Value>` (a parameterized protocol) cost more than the rest of an in-memory
-    // key's creation; file keys are the coordinated ones.
-    let file = persists ? FileParts.of(given) : nil
-    if let file { self.key = file.anyKey } else { self.key = given }
+    self.key = given
     self.file = file
     self.context = context
     self.persists = persists
@@ -319,10 +317,10 @@ final class FileParts<Value: Sendable>: Sendable {
     if merges { base = value }
   }
 
-  /// The parts of `key`, if it is a file key.
+  /// The parts of a new reference of `key`, with state of its own.
   @inline(never)
-  static func of(_ key: any SharedKey<Value>) -> FileParts? {
-    (key as? FileStorageKey<Value>).map { FileParts($0.withOwnState()) }
+  static func owning(_ key: FileStorageKey<Value>) -> FileParts {
+    FileParts(key.withOwnState())
   }
 }
 

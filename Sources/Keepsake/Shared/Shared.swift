@@ -124,7 +124,8 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   public init(value: Value) {
     self.init(
       reference: SharedReference(
-        key: UnkeyedValue<Value>(), context: StorageContext.current, default: { value },
+        key: UnkeyedValue<Value>(), file: nil, context: StorageContext.current,
+        default: { value },
         inMemory: false))
   }
 

@@ -13,7 +13,7 @@ struct FileSync<Value: Sendable>: Sendable {
   /// The settings.
   var options = SyncOptions()
   /// The state of the reference that owns the key (see `withOwnState()`).
-  var state = SyncState<Value>()
+  var state = SyncState()
 
   /// A copy with a fresh state, for the reference that takes the key.
   func withOwnState() -> FileSync {
@@ -55,7 +55,7 @@ struct SyncTarget<Value: Sendable>: Sendable {
   let folderPath: String
 
   init(
-    url: URL, path: String, keyID: SharedKeyID,
+    url: URL, folderPath: String, keyID: SharedKeyID,
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data,
     encodeWithAncestry: (@Sendable (Value, Ancestry) throws -> Data)?,
@@ -69,7 +69,7 @@ struct SyncTarget<Value: Sendable>: Sendable {
     self.merge = merge
     self.maximumFileSize = maximumFileSize
     self.options = options
-    folderPath = FolderPath.parent(of: path) ?? url.deletingLastPathComponent().path
+    self.folderPath = folderPath
   }
 
   /// The file's folder.

@@ -31,7 +31,7 @@ extension SyncResolver {
       return (value, .guessed)
     }
     // NB: no common version at all: no device can hold one, so there is nothing to wait for.
-    guard let fallback = state.fallback else { return nil }
+    guard let fallback = state.fallback(as: Value.self) else { return nil }
     return (fallback, .missing)
   }
 
@@ -63,7 +63,7 @@ extension SyncResolver {
     let inner =
       tops[0].version.lineage.filter { shared.contains($0.hash) }
       .sorted(by: Ancestry.Entry.newerFirst)
-      .lazy.compactMap { held($0.hash) }.first ?? state.fallback
+      .lazy.compactMap { held($0.hash) }.first ?? state.fallback(as: Value.self)
     guard let inner else { return nil }
     var value = tops[0].value
     for top in tops.dropFirst() {

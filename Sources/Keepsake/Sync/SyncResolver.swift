@@ -24,7 +24,7 @@ import Foundation
 struct SyncResolver<Value: Sendable> {
   let target: SyncTarget<Value>
   let context: StorageContext
-  let state: SyncState<Value>
+  let state: SyncState
 
   /// What a scan did, for tests of the resolver on its own.
   struct Outcome: Equatable {

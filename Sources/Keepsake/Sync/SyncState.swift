@@ -10,12 +10,16 @@ import Synchronization
 /// many changes in a row make one scan. A scan takes the file's cross-process lock, like every
 /// save, so it is safe beside this reference's saves and any other process's (see
 /// `SyncResolver`).
-final class SyncState<Value: Sendable>: Sendable {
+final class SyncState: Sendable {
   typealias Mode = SyncMode
 
   private let fields = Mutex(SyncStateFields())
   /// The reference's default, once attached.
-  private let attachedFallback = Mutex<Value?>(nil)
+  ///
+  /// NB: untyped, so the class is not generic: a generic class and a lock of an optional of its
+  /// value were six run-time metadata lookups (about 2,000 instructions) of every file key's
+  /// creation and drop, for a value read only when another device's copy is merged (issue 25).
+  private let attachedFallback = Mutex<(any Sendable)?>(nil)
 
   init() {}
 
@@ -27,8 +31,19 @@ final class SyncState<Value: Sendable>: Sendable {
   /// Whether the file is synced, deciding it now if it was not: from `data` (a file whose
   /// bytes carry ancestry already is), else from the folder's markers (`engine`, when the
   /// caller looked them up already).
-  func isSynced(
+  func isSynced<Value>(
     _ target: SyncTarget<Value>, in context: StorageContext, data: Data?,
+    engine known: SyncEngine?? = nil
+  ) -> Bool {
+    isSynced(
+      folderPath: target.folderPath, carriesAncestry: target.carriesAncestry, in: context,
+      data: data, engine: known)
+  }
+
+  /// ``isSynced(_:in:data:engine:)`` of the file in the folder at `folderPath`, whose format
+  /// carries ancestry when `carriesAncestry`.
+  func isSynced(
+    folderPath: String, carriesAncestry: Bool, in context: StorageContext, data: Data?,
     engine known: SyncEngine?? = nil
   ) -> Bool {
     switch fields.withLock({ $0.mode }) {
@@ -36,10 +51,9 @@ final class SyncState<Value: Sendable>: Sendable {
     case .notSynced where !(data.map(Self.carriesAncestry) ?? false): return false
     default: break
     }
-    let engine =
-      known ?? SyncFolder.engine(containingPath: target.folderPath, in: context.fileSystem)
+    let engine = known ?? SyncFolder.engine(containingPath: folderPath, in: context.fileSystem)
     let synced =
-      engine != nil || (target.carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
+      engine != nil || (carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
     fields.withLock { fields in
       if case .synced = fields.mode { return }
       fields.mode = synced ? .synced(engine) : .notSynced
@@ -70,7 +84,7 @@ final class SyncState<Value: Sendable>: Sendable {
   func setKnown(_ version: FileVersion?) { fields.withLock { $0.known = version } }
 
   /// This device's ID, read from the store once per reference.
-  func device(_ target: SyncTarget<Value>, in context: StorageContext) -> String {
+  func device<Value>(_ target: SyncTarget<Value>, in context: StorageContext) -> String {
     if let device = fields.withLock({ $0.device }) { return device }
     let device = (try? target.store(in: context).deviceID()) ?? Ancestry.unknownWriter
     fields.withLock { $0.device = device }
@@ -96,14 +110,18 @@ final class SyncState<Value: Sendable>: Sendable {
 
   /// Connects the reference: its default (the base when no common version is known) and where
   /// conflicts go; reports made before (by the merge at load) are delivered now.
-  func attach(fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void) {
+  func attach<Value: Sendable>(
+    fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void
+  ) {
     attachedFallback.withLock { $0 = fallback }
     fields.withLock { $0.report = report }
     deliver()
   }
 
-  /// The reference's default, once attached.
-  var fallback: Value? { attachedFallback.withLock { $0 } }
+  /// The reference's default, once attached, as a `Value`.
+  func fallback<Value>(as type: Value.Type) -> Value? {
+    attachedFallback.withLock { $0 } as? Value
+  }
 
   /// How far apart reports reach the reference.
   ///
@@ -172,7 +190,7 @@ final class SyncState<Value: Sendable>: Sendable {
   // MARK: - Scans
 
   /// Scans soon on the background queue, unless a scan is already due.
-  func scheduleScan(
+  func scheduleScan<Value>(
     _ target: SyncTarget<Value>, in context: StorageContext, after delay: Duration = .zero
   ) {
     let due = fields.withLock { fields -> Bool in
@@ -198,7 +216,7 @@ final class SyncState<Value: Sendable>: Sendable {
 
   /// The file changed: in a synced folder, another device's version may have replaced a save
   /// of this one (see `SyncResolver`), so it is scanned.
-  func fileChanged(_ target: SyncTarget<Value>, in context: StorageContext) {
+  func fileChanged<Value>(_ target: SyncTarget<Value>, in context: StorageContext) {
     guard case .synced = mode else { return }
     // NB: a short delay lets a burst of changes (an engine's temporary file, then its rename)
     // settle into one scan.
@@ -237,9 +255,9 @@ enum SyncMode: Sendable, Equatable {
 
 /// What a ``SyncState`` keeps under its lock.
 ///
-/// NB: outside the generic class, and without its value (the fallback has a lock of its own):
-/// a type nested in a generic class has its metadata looked up at run time on every turn of
-/// the lock, five times a file key's creation (5,200 instructions, issue 25).
+/// NB: a type of its own, without the value (the fallback has a lock of its own): nested in the
+/// class when it was generic, its metadata was looked up at run time on every turn of the
+/// lock, five times a file key's creation (5,200 instructions, issue 25).
 private struct SyncStateFields {
   var mode = SyncMode.unknown
   var known: FileVersion?

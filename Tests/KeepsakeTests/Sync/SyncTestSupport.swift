@@ -114,7 +114,7 @@ struct TwoDevices {
 }
 
 /// Waits for the sync queue to write what it was given to record: the store is written there.
-func waitForRecords() { SyncState<[Note]>.queue.sync {} }
+func waitForRecords() { SyncState.queue.sync {} }
 
 /// Waits until `condition` holds, woken by each change of the observable state it reads; `false`
 /// if it did not hold within `timeout` (generous: it turns a change that never comes into a
