@@ -92,6 +92,15 @@ struct PromiseCheckerTests {
       description: "another side kept in a conflict copy the app was told of",
       facts: conflict(reported: true), broken: nil),
     Case(
+      description: "another side in a quarantine copy the app was told of and an untold copy",
+      facts: twoCopies(first: .quarantine), broken: nil),
+    Case(
+      description: "another side in two conflict copies, neither told of",
+      facts: twoCopies(first: .conflict), broken: .copyNotReported),
+    Case(
+      description: "another side kept in copies that are all gone",
+      facts: twoCopies(first: .quarantine, left: false), broken: .storedDropped),
+    Case(
       description: "a rolled back change seen in the file",
       facts: [
         .forbidden(item: "t0.1a", .rolledBack),
@@ -114,6 +123,22 @@ struct PromiseCheckerTests {
     if reported { facts.append(.conflictReported(file: 1, by: "p0#1", copy: copy)) }
     facts.append(.listing([copy: notes.encode(["o1"]), notes.path: notes.encode(["p0.1"])]))
     return facts
+  }
+
+  /// `o1` replaced by a save, in a copy of kind `first` (a quarantine copy is told of by
+  /// `replaceUnreadableData`'s result) and then in a conflict copy of a process killed before it
+  /// could tell its app; both still there unless not `left`.
+  static func twoCopies(first: SimulationFact.CopyKind, left: Bool = true) -> [SimulationFact] {
+    let notes = SimulatedFile.notes
+    let (one, two) = ("/simulation/notes.first-x.json", "/simulation/notes.conflict-y.json")
+    let o1 = notes.encode(["o1"])
+    return [
+      .version(file: 1, number: 1, bytes: o1, writer: other, basedOn: 0),
+      .copy(file: 1, path: one, bytes: o1, writer: "p0#1", kind: first),
+      .copy(file: 1, path: two, bytes: o1, writer: "p1#2", kind: .conflict),
+      .version(file: 1, number: 2, bytes: notes.encode([]), writer: p, basedOn: 1),
+      .listing(left ? [one: o1, two: o1, notes.path: notes.encode([])] : [:]),
+    ]
   }
 
   @Test("Each promise is held, and what is out of it is let go", arguments: cases)

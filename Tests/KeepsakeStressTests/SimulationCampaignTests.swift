@@ -141,3 +141,21 @@ struct SimulationFindingsTests {
     #expect(run.violations.isEmpty, "\(run.violations)")
   }
 }
+
+/// A failure the campaign showed that was the checker's, as the schedule that showed it.
+@Suite("Simulation campaign: checker findings")
+struct SimulationCheckerFindingsTests {
+  @Test("An item in a quarantine copy the app was told of is kept, beside a dead one's copy")
+  func quarantineCopyBesideUntoldConflictCopy() throws {
+    // Seed 20261202, schedule 91092: another program recreates the notes with o1 while process 0
+    // replaces unreadable data, which sets o1 aside in a quarantine copy (its result) and
+    // writes the empty list; process 1's save keeps o1 in a conflict copy too, and is killed
+    // before it can tell its app. The checker took the last copy that held o1 as its only place
+    // and failed "never reported".
+    let schedule = try Schedule(
+      parsing: "p2 f2 | ob:recreate X0b s0b s0b d1b1 s1a s0b m1a m2b Q0b t12 s2a s1b s0b cb s1b "
+        + "s0b s1b s1b s1b s1b K1")
+    let run = ScheduleRun(schedule, flaws: [])
+    #expect(run.violations.isEmpty, "\(run.violations)")
+  }
+}

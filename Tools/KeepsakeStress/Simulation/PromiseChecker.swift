@@ -72,8 +72,8 @@ struct PromiseChecker {
     case memory(String)
     /// In the file: it must stay.
     case stored
-    /// Kept in the copy at this path.
-    case kept(String)
+    /// Kept in the copies at these paths (every copy that held it when a write dropped it).
+    case kept([String])
     /// Taken away by another program's write, or raced: not promised any more.
     case released
     /// Deliberately removed by someone: may be there or not.
@@ -227,8 +227,12 @@ struct PromiseChecker {
         if blind && !looked.contains(item) {
           states[item] = .released
           exemptions.racedItems += 1
-        } else if let copy = copies[file].last(where: { $0.names.contains(item) }) {
-          states[item] = .kept(copy.path)
+        } else if case let holding = copies[file].filter({ $0.names.contains(item) }),
+          !holding.isEmpty
+        {
+          // NB: every copy that holds it: a quarantine copy the app was told about can hold
+          // it beside a conflict copy of a process killed before it could tell its app.
+          states[item] = .kept(holding.map(\.path))
         } else {
           fail(
             .storedDropped,
@@ -297,12 +301,16 @@ struct PromiseChecker {
         if !final.contains(item) {
           fail(.storedDropped, "\(item) of \(letter) is not in the final file")
         }
-      case .kept(let path):
-        guard let copy = copies[file].last(where: { $0.path == path }) else { continue }
-        if files[path] != copy.bytes {
-          fail(.storedDropped, "\(item) of \(letter) was kept in \(path), which is gone")
-        } else if copy.kind == .conflict && !reported.contains(path) {
-          fail(.copyNotReported, "\(item) of \(letter) is only in \(path), never reported")
+      case .kept(let paths):
+        let kept = paths.compactMap { path in copies[file].last(where: { $0.path == path }) }
+        guard !kept.isEmpty else { continue }
+        let left = kept.filter { files[$0.path] == $0.bytes }
+        if left.isEmpty {
+          let places = paths.joined(separator: ", ")
+          fail(.storedDropped, "\(item) of \(letter) was kept in \(places), which is gone")
+        } else if !left.contains(where: { $0.kind != .conflict || reported.contains($0.path) }) {
+          let places = left.map(\.path).joined(separator: ", ")
+          fail(.copyNotReported, "\(item) of \(letter) is only in \(places), never reported")
         }
       default:
         break
