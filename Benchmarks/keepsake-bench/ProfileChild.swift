@@ -1,6 +1,7 @@
 import DraftsFeature
 import Foundation
 import Keepsake
+import Synchronization
 
 /// `--profile SCENARIO COUNT`: Keepsake's side of a CPU-bound scenario, `COUNT` times, on the
 /// main thread and without the concurrency runtime, for instruction counts under `valgrind
@@ -13,7 +14,7 @@ enum ProfileChild {
     "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
     "observed-increment", "observed-read", "in-memory-keys", "observed-append",
     // The floors of the rows above that are not themselves a row here.
-    "parent-mutation", "observed-append-floor",
+    "parent-mutation", "observed-append-floor", "append-floor",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -66,6 +67,11 @@ enum ProfileChild {
         _ = floor.value
         for _ in 0..<count { floor.withLock { $0.append(draft) } }
         total = floor.value.count
+      case "append-floor":
+        let draft = SampleDrafts.make(1, seed: 3)[0]
+        let drafts = Mutex([Draft]())
+        for _ in 0..<count { drafts.withLock { $0.append(draft) } }
+        total = drafts.withLock { $0.count }
       case "observed-read":
         let shared = Shared(.inMemory("observed"), default: 1)
         for _ in 0..<count { total &+= shared.wrappedValue }
