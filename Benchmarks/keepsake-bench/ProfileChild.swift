@@ -15,6 +15,8 @@ enum ProfileChild {
     "observed-increment", "observed-read", "in-memory-keys", "observed-append",
     // The floors of the rows above that are not themselves a row here.
     "parent-mutation", "observed-append-floor", "append-floor",
+    // A `Shared` pointed at another key: the slow way of `withLock`.
+    "rebound-append",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -67,6 +69,12 @@ enum ProfileChild {
         _ = floor.value
         for _ in 0..<count { floor.withLock { $0.append(draft) } }
         total = floor.value.count
+      case "rebound-append":
+        let draft = SampleDrafts.make(1, seed: 3)[0]
+        var drafts = Shared(.inMemory("first"), default: [Draft]())
+        drafts.projectedValue = Shared(.inMemory("drafts"), default: [Draft]())
+        for _ in 0..<count { drafts.withLock { $0.append(draft) } }
+        total = drafts.wrappedValue.count
       case "append-floor":
         let draft = SampleDrafts.make(1, seed: 3)[0]
         let drafts = Mutex([Draft]())
