@@ -19,7 +19,10 @@ final class SyncState: Sendable {
   /// NB: untyped, so the class is not generic: a generic class and a lock of an optional of its
   /// value were six run-time metadata lookups (about 2,000 instructions) of every file key's
   /// creation and drop, for a value read only when another device's copy is merged (issue 25).
-  private let attachedFallback = Mutex<(any Sendable)?>(nil)
+  ///
+  /// NB: in a box, so "not attached" is never confused with an optional value's attached `nil`: a
+  /// `nil` of `(any Sendable)?` cast to an optional `Value` succeeds, as an attached `nil`.
+  private let attachedFallback = Mutex<FallbackBox?>(nil)
 
   init() {}
 
@@ -113,14 +116,15 @@ final class SyncState: Sendable {
   func attach<Value: Sendable>(
     fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void
   ) {
-    attachedFallback.withLock { $0 = fallback }
+    attachedFallback.withLock { $0 = FallbackBox(value: fallback) }
     fields.withLock { $0.report = report }
     deliver()
   }
 
   /// The reference's default, once attached, as a `Value`.
   func fallback<Value>(as type: Value.Type) -> Value? {
-    attachedFallback.withLock { $0 } as? Value
+    guard let box = attachedFallback.withLock({ $0 }) else { return nil }
+    return box.value as? Value
   }
 
   /// How far apart reports reach the reference.
@@ -225,6 +229,11 @@ final class SyncState: Sendable {
 
   /// Stops scanning: the reference is gone.
   func cancel() { fields.withLock { $0.isActive = false } }
+}
+
+/// A reference's default, untyped (see `SyncState`).
+private struct FallbackBox: Sendable {
+  let value: any Sendable
 }
 
 /// The queue of every file key's sync scans, one for the process.
