@@ -28,4 +28,18 @@
   #else
     package static let maximumPathLength = 4095
   #endif
+
+  /// Why `path` is over these limits: its first name longer than ``maximumNameLength``, else
+  /// the whole path longer than ``maximumPathLength``; `nil` when it is within them.
+  ///
+  /// Examined as bytes, without a system call: a key checks its path when it is made.
+  static func excess(of path: String) -> FileSystemError.Reason? {
+    if let range = PathScan.firstComponent(of: path, longerThan: maximumNameLength) {
+      return .nameTooLong(
+        name: PathScan.part(of: path, range), length: range.count, limit: maximumNameLength)
+    }
+    let length = path.utf8.count
+    guard length > maximumPathLength else { return nil }
+    return .pathTooLong(length: length, limit: maximumPathLength)
+  }
 }

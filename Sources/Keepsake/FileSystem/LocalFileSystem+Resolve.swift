@@ -147,11 +147,8 @@ extension LocalFileSystem {
 
   /// The reason the system refused `path` as too long: one of its names, or the whole.
   private static func tooLong(_ path: String) -> FileSystemError.Reason {
-    let limit = FileSystemLimits.maximumNameLength
-    if let name = path.split(separator: "/").first(where: { $0.utf8.count > limit }) {
-      return .nameTooLong(name: String(name), length: name.utf8.count, limit: limit)
-    }
-    return .pathTooLong(length: path.utf8.count, limit: FileSystemLimits.maximumPathLength)
+    FileSystemLimits.excess(of: path)
+      ?? .pathTooLong(length: path.utf8.count, limit: FileSystemLimits.maximumPathLength)
   }
 
   /// `path` without empty and `.` components; `..` stays, for ``resolve(_:followed:)``.
@@ -168,8 +165,6 @@ extension LocalFileSystem {
   fileprivate static func split(_ path: String) -> (parent: String, name: String) {
     // NB: found as bytes: a search of the characters finds grapheme boundaries (3,700
     // instructions a file key's creation, issue 25). A `/` byte is always a whole character.
-    guard let slash = PathScan.lastSlash(in: path) else { return ("/", path) }
-    let parent = slash == 0 ? "/" : PathScan.part(of: path, 0..<slash)
-    return (parent, PathScan.part(of: path, (slash + 1)..<path.utf8.count))
+    PathScan.split(path) ?? ("/", path)
   }
 }

@@ -29,6 +29,14 @@ enum PathScan {
     }
   }
 
+  /// The folder and the name of `path`, split at its last `/`: `"/a/b.json"` is `("/a",
+  /// "b.json")`, `"/b.json"` is `("/", "b.json")`; `nil` for a path without a `/`.
+  static func split(_ path: String) -> (parent: String, name: String)? {
+    guard let slash = lastSlash(in: path) else { return nil }
+    let parent = slash == 0 ? "/" : part(of: path, 0..<slash)
+    return (parent, part(of: path, (slash + 1)..<path.utf8.count))
+  }
+
   /// Whether `path` holds `byte`.
   static func contains(_ byte: UInt8, in path: String) -> Bool {
     withBytes(path) { bytes in bytes.contains(byte) }

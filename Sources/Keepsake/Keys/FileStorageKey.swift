@@ -209,19 +209,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
   /// allows; examined without a system call.
   private static func problem(withPath path: String) -> FileSystemError? {
-    let limit = FileSystemLimits.maximumNameLength
-    if let range = PathScan.firstComponent(of: path, longerThan: limit) {
-      let name = PathScan.part(of: path, range)
-      return FileSystemError(
-        .read, path: path, reason: .nameTooLong(name: name, length: range.count, limit: limit))
-    }
-    if path.utf8.count > FileSystemLimits.maximumPathLength {
-      return FileSystemError(
-        .read, path: path,
-        reason: .pathTooLong(
-          length: path.utf8.count, limit: FileSystemLimits.maximumPathLength))
-    }
-    return nil
+    FileSystemLimits.excess(of: path).map { FileSystemError(.read, path: path, reason: $0) }
   }
 
   /// Throws the key's path problem, if it has one.

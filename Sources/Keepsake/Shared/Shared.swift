@@ -125,8 +125,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
     self.init(
       reference: SharedReference(
         key: UnkeyedValue<Value>(), file: nil, context: StorageContext.current,
-        default: { value },
-        inMemory: false))
+        default: { value }, inMemory: false))
   }
 
   /// The same `Shared` as `projectedValue`: what Swift calls for a `@Shared` parameter given

@@ -42,3 +42,35 @@ struct PathScanTests {
     #expect(PathScan.firstComponent(of: "/\(long)/a", longerThan: 11) == 1..<13)
   }
 }
+
+/// The limits a key's path is checked against when the key is made, at their edges.
+@Suite("Path limits")
+struct PathLimitTests {
+  /// An absolute path of exactly `length` bytes, in names of 100 bytes.
+  static func path(_ length: Int) -> String {
+    var path = ""
+    while path.utf8.count + 101 <= length { path += "/" + String(repeating: "p", count: 100) }
+    let rest = length - path.utf8.count
+    return rest > 1 ? path + "/" + String(repeating: "q", count: rest - 1) : path + "/q"
+  }
+
+  @Test("A path of the longest length is within the limits; one byte more is refused")
+  func pathLength() {
+    let limit = FileSystemLimits.maximumPathLength
+    #expect(Self.path(limit).utf8.count == limit)
+    #expect(FileSystemLimits.excess(of: Self.path(limit)) == nil)
+    #expect(
+      FileSystemLimits.excess(of: Self.path(limit + 1))
+        == .pathTooLong(length: limit + 1, limit: limit))
+  }
+
+  @Test("A name of the longest length is within the limits; one byte more is refused")
+  func nameLength() {
+    let limit = FileSystemLimits.maximumNameLength
+    let longest = String(repeating: "n", count: limit)
+    #expect(FileSystemLimits.excess(of: "/tmp/\(longest)/a.json") == nil)
+    #expect(
+      FileSystemLimits.excess(of: "/tmp/\(longest)x/a.json")
+        == .nameTooLong(name: longest + "x", length: limit + 1, limit: limit))
+  }
+}

@@ -30,8 +30,8 @@ enum FolderPath {
   /// The folder part of a path, found as bytes: `"/a/b.json"` is `"/a"`, `"/b.json"` is `"/"`;
   /// `nil` for a path without a `/`.
   static func parent(of path: String) -> String? {
-    guard let index = PathScan.lastSlash(in: path) else { return nil }
-    return index == 0 ? "/" : PathScan.part(of: path, 0..<index)
+    guard let slash = PathScan.lastSlash(in: path) else { return nil }
+    return slash == 0 ? "/" : PathScan.part(of: path, 0..<slash)
   }
 
   /// `url.path`, for less when nothing in it is escaped: on Linux `URL.path` costs about 3,500

@@ -40,10 +40,10 @@ struct WatchRoute {
     self.entries = entries
     self.file = path
     let count: Int
-    if path != "/", PathScan.isStandard(path), let last = PathScan.lastSlash(in: path) {
+    if path != "/", PathScan.isStandard(path), let (parent, name) = PathScan.split(path) {
       // The usual path: its folder and name found as bytes, its components counted by slashes.
-      fileName = PathScan.part(of: path, (last + 1)..<path.utf8.count)
-      ownFolderPath = last == 0 ? "/" : PathScan.part(of: path, 0..<last)
+      fileName = name
+      ownFolderPath = parent
       count = PathScan.slashCount(in: path) - 1
     } else {
       var components = FolderPath.components(path)
