@@ -14,7 +14,7 @@ enum ProfileChild {
     "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
     "observed-increment", "observed-read", "in-memory-keys", "observed-append",
     // The floors of the rows above that are not themselves a row here.
-    "parent-mutation", "observed-append-floor", "append-floor",
+    "parent-mutation", "observed-append-floor", "append-floor", "observed-read-floor",
     // A `Shared` pointed at another key: the slow way of `withLock`.
     "rebound-append",
   ]
@@ -83,6 +83,9 @@ enum ProfileChild {
       case "observed-read":
         let shared = Shared(.inMemory("observed"), default: 1)
         for _ in 0..<count { total &+= shared.wrappedValue }
+      case "observed-read-floor":
+        let floor = ObservableFloor(1)
+        for _ in 0..<count { total &+= floor.value }
       default:
         // NB: as the bench row: names made before, every key kept alive while the others are
         // made (a key dropped at once also paid its reference's death and park).
