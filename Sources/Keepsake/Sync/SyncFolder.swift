@@ -25,11 +25,9 @@ enum SyncFolder {
 
   /// ``engine(containing:in:)`` of the folder at `path`.
   static func engine(containingPath path: String, in fileSystem: any FileSystem) -> SyncEngine? {
-    let caches = fileSystem is LocalFileSystem
-    if caches, let known = cache.withLock({ $0[path] }) { return known }
-    let found = look(from: path, in: fileSystem)
-    if caches { cache.withLock { $0[path] = found } }
-    return found
+    guard fileSystem is LocalFileSystem else { return look(from: path, in: fileSystem) }
+    if let known = cache.withLock({ $0[path] }) { return known }
+    return look(from: path, in: fileSystem, caching: true)
   }
 
   private static let cache = Mutex<[String: SyncEngine?]>([:])
@@ -40,15 +38,30 @@ enum SyncFolder {
     (".owncloudsync.log", .ownCloud),
   ]
 
-  private static func look(from path: String, in fileSystem: any FileSystem) -> SyncEngine? {
+  /// The engine of the nearest folder from `path` up that has a marker; with `caching`, the
+  /// answer of every folder on the way is kept.
+  ///
+  /// NB: every folder's answer, not only the first's: an app with a folder per document walked
+  /// from each new folder to the root, four `stat`s a level (issue 25); the next folder beside
+  /// it now stops at their common parent.
+  private static func look(
+    from path: String, in fileSystem: any FileSystem, caching: Bool = false
+  ) -> SyncEngine? {
     #if canImport(Darwin)
       if path.contains("/Library/Mobile Documents/") { return .iCloudDrive }
     #endif
     var components = FolderPath.components(path)
+    var walked: [String] = []
+    var found: SyncEngine?
     // NB: bounded, so a path of thousands of components costs no more than 64 levels.
     var levels = 0
-    while levels < 64 {
+    search: while levels < 64 {
       let folder = FolderPath.path(components, count: components.count)
+      if caching, let known = cache.withLock({ $0[folder] }) {
+        found = known
+        break
+      }
+      walked.append(folder)
       let prefix = folder == "/" ? "/" : folder + "/"
       for marker in markers {
         // NB: the marker's path as a string: on Linux `URL(fileURLWithPath:)` without
@@ -56,12 +69,22 @@ enum SyncFolder {
         // 12,000 instructions; four markers at every level were most of a first key's cost in
         // a new folder (issue 25).
         let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
-        if (try? fileSystem.identity(of: url)) != nil { return marker.engine }
+        if (try? fileSystem.identity(of: url)) != nil {
+          found = marker.engine
+          break search
+        }
       }
-      guard !components.isEmpty else { return nil }
+      guard !components.isEmpty else { break }
       components.removeLast()
       levels += 1
     }
-    return nil
+    guard caching else { return found }
+    // NB: each folder walked gets what was found at or above it; a walk cut short by the bound
+    // answers only for where it started (it never looked above the folders it walked).
+    let answered = levels < 64 || found != nil ? walked : [path]
+    cache.withLock { cache in
+      for folder in answered { cache[folder] = found }
+    }
+    return found
   }
 }

@@ -144,11 +144,13 @@ final class SyncState: Sendable {
   /// Delivers the next pending report, unless one was delivered less than ``reportSpacing``
   /// ago: then it comes later, on the sync queue.
   private func deliver() {
-    let now = ContinuousClock.now
     let (next, report, wait) = fields.withLock {
       fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?) in
       guard let report = fields.report, !fields.pendingReports.isEmpty, !fields.deliveryScheduled
       else { return (nil, nil, nil) }
+      // NB: the clock only when there is something to deliver: every file key's creation
+      // attaches, with nothing pending.
+      let now = ContinuousClock.now
       if let last = fields.lastDelivery, last.duration(to: now) < Self.reportSpacing {
         fields.deliveryScheduled = true
         return (nil, nil, Self.reportSpacing - last.duration(to: now))
