@@ -23,7 +23,7 @@ import Synchronization
 /// - Changes made by other processes are noticed and loaded.
 public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// The file, as the app named it.
-  public let url: URL
+  public var url: URL { settings.url }
   /// The key's identity: the path of the file ``url`` names, with symbolic links followed (the
   /// last one too) once the key is used in a context, so every spelling of one file shares one
   /// reference; the standardized path until then.
@@ -31,34 +31,37 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// NB: made once per key and context: Foundation standardizes a URL with string work and, on
   /// Linux, system calls, and the identity is asked for several times per reference (measured:
   /// 5% of a key's creation).
-  public private(set) var id: SharedKeyID
+  public var id: SharedKeyID { location.id }
   /// The file itself: ``url`` with its links resolved in the key's context (see
   /// ``resolved(in:)``), where it is read and written, and its lock and copies kept beside.
-  package private(set) var file: URL
+  package var file: URL { location.file }
   /// ``file``'s path.
   ///
   /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux (issue 25).
-  private(set) var filePath: String {
-    didSet { folderPath = Self.folder(ofPath: filePath, url: file) }
-  }
+  var filePath: String { location.filePath }
   /// The path of ``file``'s folder, which the sync code asks for at every read.
   ///
   /// NB: kept with the file's path: found at each read, it was about 1,200 instructions of
   /// every file key's creation (issue 25).
-  private(set) var folderPath: String
+  var folderPath: String { location.folderPath }
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
-  private var pathProblem: FileSystemError?
-  let decode: @Sendable (Data) throws -> Value
-  let encode: @Sendable (Value) throws -> Data
-  private let interval: Duration
+  private var pathProblem: FileSystemError? { location.problem }
+  var decode: @Sendable (Data) throws -> Value { settings.decode }
+  var encode: @Sendable (Value) throws -> Data { settings.encode }
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
   /// get a clear error at once"; see the Data safety article).
-  package let maximumFileSize: Int
+  package var maximumFileSize: Int { settings.maximumFileSize }
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
-  package let loadsInBackground: Bool
+  package var loadsInBackground: Bool { settings.loadsInBackground }
   /// How a pending change merges with another process's change of the file, if it can.
-  let merge: SharedMerge<Value>?
+  var merge: SharedMerge<Value>? { settings.merge }
+  // NB: what the key is made with, and where its file is, each in one object: a reference's
+  // creation copies its key about seven times, and a copy of a key that kept these dozen
+  // fields itself retained and released each of them (callgrind: 5,100 instructions a key,
+  // about 220 atomic operations; issue 25).
+  private let settings: FileKeySettings<Value>
+  private var location: FileLocation
   /// What this key last read or wrote, to tell its own writes from someone else's; each
   /// reference has its own (see `withOwnState()`).
   var known = KnownFile()
@@ -90,23 +93,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
-    self.url = url
+    self.settings = FileKeySettings(
+      url: url, interval: saveInterval, maximumFileSize: maximumFileSize,
+      loadsInBackground: loadsInBackground,
+      merge: merge ?? SharedMerge.conformance(of: Value.self), decode: decode, encode: encode)
     let given = FolderPath.path(of: url)
     let path = FolderPath.standardPath(of: url, path: given)
-    self.id = SharedKeyID(kind: "file", name: path)
-    self.file = url
-    self.filePath = given
-    self.folderPath = Self.folder(ofPath: given, url: url)
-    self.pathProblem = Self.problem(withPath: path)
-    self.interval = saveInterval
-    self.maximumFileSize = maximumFileSize
-    self.loadsInBackground = loadsInBackground
-    self.merge = merge ?? SharedMerge.conformance(of: Value.self)
-    self.decode = decode
-    self.encode = encode
+    self.location = FileLocation(
+      id: SharedKeyID(kind: "file", name: path), file: url, filePath: given,
+      problem: Self.problem(withPath: path))
   }
 
-  public var saveTiming: SaveTiming { .coalesced(interval: interval) }
+  public var saveTiming: SaveTiming { .coalesced(interval: settings.interval) }
 
   public func load(in context: StorageContext) throws -> Value? {
     let engine = syncMergeBeforeLoading(in: context)
@@ -181,29 +179,26 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// read to report, as any bad file at the path is.
   func resolved(in context: StorageContext) -> FileStorageKey {
     guard pathProblem == nil else { return self }
-    var copy = self
+    let file: URL
+    let problem: FileSystemError?
     do {
-      copy.file = try context.fileSystem.resolve(
-        url, path: filePath, folders: context.resolvedFolders)
+      file = try context.fileSystem.resolve(url, path: filePath, folders: context.resolvedFolders)
       // The common case, a path without links: the key is already what it should be.
-      if copy.file == url { return self }
-      copy.filePath = copy.file.path
-      copy.pathProblem = Self.problem(withPath: copy.filePath)
+      if file == url { return self }
+      problem = Self.problem(withPath: file.path)
     } catch let error as FileSystemError where error.reason == .linkLoop {
       return self
     } catch let error as FileSystemError {
-      copy.pathProblem = error
+      (file, problem) = (self.file, error)
     } catch {
-      copy.pathProblem = FileSystemError(.read, path: url.path, reason: .posix(code: EINVAL))
+      let reason = FileSystemError.Reason.posix(code: EINVAL)
+      (file, problem) = (self.file, FileSystemError(.read, path: url.path, reason: reason))
     }
-    copy.filePath = copy.file.path
-    copy.id = SharedKeyID(kind: "file", name: copy.filePath)
+    var copy = self
+    let path = file.path
+    copy.location = FileLocation(
+      id: SharedKeyID(kind: "file", name: path), file: file, filePath: path, problem: problem)
     return copy
-  }
-
-  /// The folder of the file at `path`, which is `url`'s.
-  private static func folder(ofPath path: String, url: URL) -> String {
-    FolderPath.parent(of: path) ?? url.deletingLastPathComponent().path
   }
 
   /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
@@ -315,6 +310,53 @@ final class KnownFile: Sendable {
   private let identity = Mutex<FileIdentity?>(nil)
   func get() -> FileIdentity? { identity.withLock { $0 } }
   func set(_ value: FileIdentity?) { identity.withLock { $0 = value } }
+}
+
+/// What a file key is made with: the same for every copy of the key and every reference of it.
+final class FileKeySettings<Value: Sendable>: Sendable {
+  let url: URL
+  let interval: Duration
+  let maximumFileSize: Int
+  let loadsInBackground: Bool
+  let merge: SharedMerge<Value>?
+  let decode: @Sendable (Data) throws -> Value
+  let encode: @Sendable (Value) throws -> Data
+
+  init(
+    url: URL, interval: Duration, maximumFileSize: Int, loadsInBackground: Bool,
+    merge: SharedMerge<Value>?, decode: @escaping @Sendable (Data) throws -> Value,
+    encode: @escaping @Sendable (Value) throws -> Data
+  ) {
+    self.url = url
+    self.interval = interval
+    self.maximumFileSize = maximumFileSize
+    self.loadsInBackground = loadsInBackground
+    self.merge = merge
+    self.decode = decode
+    self.encode = encode
+  }
+}
+
+/// Where a file key's file is: as the app named it until the key is used in a context, then
+/// with its links resolved (see `FileStorageKey.resolved(in:)`).
+final class FileLocation: Sendable {
+  /// The key's identity (see `FileStorageKey.id`).
+  let id: SharedKeyID
+  let file: URL
+  /// `file`'s path.
+  let filePath: String
+  /// The path of `file`'s folder.
+  let folderPath: String
+  /// Why the path cannot name a file Keepsake can keep, if it cannot.
+  let problem: FileSystemError?
+
+  init(id: SharedKeyID, file: URL, filePath: String, problem: FileSystemError?) {
+    self.id = id
+    self.file = file
+    self.filePath = filePath
+    self.folderPath = FolderPath.parent(of: filePath) ?? file.deletingLastPathComponent().path
+    self.problem = problem
+  }
 }
 
 extension SharedKey {
