@@ -18,7 +18,7 @@ struct ReferenceObservation: Sendable {
   @usableFromInline init() {}
 
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
-  @usableFromInline nonisolated(unsafe) static let valuePath: KeyPath<ObservedParts, Void> =
+  nonisolated(unsafe) static let valuePath: KeyPath<ObservedParts, Void> =
     \.value
   nonisolated(unsafe) static let loadErrorPath: KeyPath<ObservedParts, Void> = \.loadError
   nonisolated(unsafe) static let saveErrorPath: KeyPath<ObservedParts, Void> = \.saveError
@@ -27,15 +27,21 @@ struct ReferenceObservation: Sendable {
   nonisolated(unsafe) static let isLoadingPath: KeyPath<ObservedParts, Void> = \.isLoading
 
   /// Tells the registrar the value was read, for the tracking (if any) around the read.
-  @inlinable func accessValue() { registrar.access(ObservedParts(), keyPath: Self.valuePath) }
-
-  /// Before a change of the value.
-  @inlinable func willSetValue() {
-    registrar.willSet(ObservedParts(), keyPath: Self.valuePath)
+  ///
+  /// `path` is ``valuePath``, as the reference keeps it (`SharedReference.valueKeyPath`).
+  @inlinable func accessValue(_ path: Unmanaged<KeyPath<ObservedParts, Void>>) {
+    path._withUnsafeGuaranteedRef { registrar.access(ObservedParts(), keyPath: $0) }
   }
 
-  /// After a change of the value.
-  @inlinable func didSetValue() { registrar.didSet(ObservedParts(), keyPath: Self.valuePath) }
+  /// Before a change of the value (`path` as in ``accessValue(_:)``).
+  @inlinable func willSetValue(_ path: Unmanaged<KeyPath<ObservedParts, Void>>) {
+    path._withUnsafeGuaranteedRef { registrar.willSet(ObservedParts(), keyPath: $0) }
+  }
+
+  /// After a change of the value (`path` as in ``accessValue(_:)``).
+  @inlinable func didSetValue(_ path: Unmanaged<KeyPath<ObservedParts, Void>>) {
+    path._withUnsafeGuaranteedRef { registrar.didSet(ObservedParts(), keyPath: $0) }
+  }
 
   /// Tells the registrar a part of the status was read.
   func access(_ path: KeyPath<ObservedParts, Void>) {

@@ -58,7 +58,7 @@ extension SharedReference {
       return try withLockTrackedOrObserved(body)
     }
     let observed = hasBeenRead.load(ordering: .relaxed)
-    if observed { observation.willSetValue() }
+    if observed { observation.willSetValue(valueKeyPath) }
     var readMeanwhile = false
     defer {
       if observed {
@@ -80,7 +80,7 @@ extension SharedReference {
   /// After an observed change: the registrar's `didSet`, the save, the change listeners.
   @usableFromInline
   func didChangeObserved() {
-    observation.didSetValue()
+    observation.didSetValue(valueKeyPath)
     if persists { didMutate() }
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
@@ -96,8 +96,8 @@ extension SharedReference {
       if persists { didMutate() }
       if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
     }
-    observation.willSetValue()
-    defer { observation.didSetValue() }
+    observation.willSetValue(valueKeyPath)
+    defer { observation.didSetValue(valueKeyPath) }
     return try mutation()
   }
 
@@ -116,11 +116,11 @@ extension SharedReference {
     // NB: Observation only tracks a value that was read, so until the first read mutations
     // skip the registrar (see the fast path above).
     let notify = hasBeenRead.load(ordering: .relaxed)
-    if notify { observation.willSetValue() }
+    if notify { observation.willSetValue(valueKeyPath) }
     var readMeanwhile = false
     defer {
-      if readMeanwhile { observation.willSetValue() }
-      if notify || readMeanwhile { observation.didSetValue() }
+      if readMeanwhile { observation.willSetValue(valueKeyPath) }
+      if notify || readMeanwhile { observation.didSetValue(valueKeyPath) }
       didMutate()
       if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
     }
@@ -135,8 +135,8 @@ extension SharedReference {
 
   @usableFromInline
   func notifyObserversAfterTheFact() {
-    observation.willSetValue()
-    observation.didSetValue()
+    observation.willSetValue(valueKeyPath)
+    observation.didSetValue(valueKeyPath)
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 

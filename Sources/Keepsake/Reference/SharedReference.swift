@@ -26,6 +26,18 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   @usableFromInline let storage: Mutex<Value>
   /// What Observation sees of the value and the status.
   @usableFromInline let observation = ReferenceObservation()
+  /// The key path Observation knows the value by (`ReferenceObservation.valuePath`), which lives
+  /// as long as the process.
+  ///
+  /// NB: kept in each reference: the global, read from inlined code, is a call of its accessor
+  /// and of `swift_once` at every read and change (callgrind: a read 101 instructions, 88
+  /// without; on this machine, in most processes of a session, reads ran at 2.2x the
+  /// `@Observable` floor with those calls and at 1.0-1.1x without; issue 25). Unmanaged,
+  /// because a key path read from a class and passed on was retained and released at each use,
+  /// on the slow path of the reference count (134 instructions a read).
+  // NB: key paths are immutable; the standard library has not marked them Sendable yet.
+  @usableFromInline nonisolated(unsafe) let valueKeyPath = Unmanaged.passUnretained(
+    ReferenceObservation.valuePath)
   /// Whether the value was ever read (and so may be observed); see ``withLock(_:)``.
   @usableFromInline let hasBeenRead = Atomic<Bool>(false)
   /// Whether mutations are saved anywhere (everything but in-memory values).
@@ -209,7 +221,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   @inlinable
   var value: Value {
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
-    observation.accessValue()
+    observation.accessValue(valueKeyPath)
     // NB: one relaxed atomic load when no test store tracks changes (the benchmarked hot path).
     if context.changeTracking.isActive.load(ordering: .relaxed), let snapshot = trackedSnapshot() {
       return snapshot
@@ -232,13 +244,13 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
 
   /// Replaces the value with one read from storage; it is already saved.
   func replaceValue(_ value: Value) {
-    observation.willSetValue()
+    observation.willSetValue(valueKeyPath)
     storage.withLock { stored in
       stored = value
       savedGeneration = generation
       if file?.merges == true { base = value }
     }
-    observation.didSetValue()
+    observation.didSetValue(valueKeyPath)
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
   }
 }

@@ -214,7 +214,7 @@ extension SharedReference {
   @inlinable
   func readPart<Part: Sendable>(_ extract: (UnsafePointer<Value>) -> Part) -> Part {
     if !hasBeenRead.load(ordering: .relaxed) { hasBeenRead.store(true, ordering: .relaxed) }
-    observation.accessValue()
+    observation.accessValue(valueKeyPath)
     if context.changeTracking.isActive.load(ordering: .relaxed), let snapshot = trackedSnapshot() {
       return withUnsafePointer(to: snapshot) { extract($0) }
     }
