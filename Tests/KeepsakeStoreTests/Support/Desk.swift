@@ -67,6 +67,7 @@ struct Desk: Reducer {
     case refreshed(String)
     case signOutTapped
     case signedOut
+    case switchUserTapped
     case startTicking
     case cancelTicking
     case tick
@@ -117,6 +118,14 @@ struct Desk: Reducer {
       }
     case .signedOut:
       return .none
+    case .switchUserTapped:
+      // NB: one effect sends both, so they are always received in this order.
+      let session = state.$session
+      return .run { send in
+        session.withLock { $0 = nil }
+        await send(.signedOut)
+        await send(.refreshed("alice"))
+      }
     case .startTicking:
       state.isTicking = true
       return .run { send in
