@@ -83,7 +83,7 @@ struct Benchmark {
       if let executable, wanted("peak-memory") {
         results.append(try peakMemory(size, executable: executable))
       }
-      if size == sizes.first, wanted("processes") { results.append(processes()) }
+      if size == sizes.first, wanted("processes") { results += processes() }
     }
     return results
   }

@@ -43,7 +43,8 @@ struct BenchmarkScenarioTests {
         "in-memory-keys drop",
         "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
-        "keys-watch-latency", "keys-beside-large-load", "processes",
+        "keys-watch-latency", "keys-beside-large-load", "processes", "processes by-hand",
+        "processes protocol",
       ])
     for result in results {
       #expect(result.failure == nil, "\(result.scenario): \(result.failure ?? "")")
@@ -68,6 +69,12 @@ struct BenchmarkScenarioTests {
     let processes = try #require(results.first { $0.scenario == "processes" })
     #expect(processes.size == 10, "2 processes × 5 transactions, every one acknowledged")
     #expect(processes.perItem)
+    let byHand = try #require(results.first { $0.scenario == "processes by-hand" })
+    #expect(byHand.size == 10, "2 processes × 5 transactions")
+    #expect(byHand.keepsake == processes.keepsake, "the same Keepsake runs as the SQLite row")
+    let bare = try #require(results.first { $0.scenario == "processes protocol" })
+    #expect(bare.keepsake == processes.keepsake)
+    #expect(bare.baseline != byHand.baseline, "two floors, measured apart")
     let mutation = try #require(results.first { $0.scenario == "caller-mutation" })
     #expect(mutation.note == "no file I/O on caller")
   }

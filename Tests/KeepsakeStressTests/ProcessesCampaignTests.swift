@@ -19,13 +19,15 @@ struct ProcessesCampaignTests {
     configuration.mergingItems = 10
     configuration.seed = 5
     configuration.comparesWithSQLite = false
+    configuration.comparesWithByHand = false
     configuration.timeout = 60
     return configuration
   }
 
   @Test(
     "Three processes of ten transactions each keep all 30 items, none doubled",
-    arguments: [ProcessesChild.Mode.update, .withTransaction])
+    // NB: the by-hand floor too: a floor that lost items would not be doing the same work.
+    arguments: [ProcessesChild.Mode.update, .withTransaction, .byHand, .protocolOnly])
   func transactionsLoseNothing(_ writer: ProcessesChild.Mode) {
     let report = ProcessesCampaign(configuration(processes: 3, writer: writer)).run()
     #expect(report.passed, "\(report)")
@@ -68,5 +70,20 @@ struct ProcessesCampaignTests {
       #expect(report.settings.contains("sqlite: wal journal, synchronous=FULL"), "\(report)")
       #expect((report[figure: "sqlite transactions per second"] ?? 0) > 0)
     }
+  }
+
+  @Test("The same transactions written by hand run beside it, and lose nothing either")
+  func byHandComparison() {
+    var configuration = configuration(processes: 2, transactions: 5)
+    configuration.comparesWithByHand = true
+    let report = ProcessesCampaign(configuration).run()
+    #expect(report.passed, "\(report)")
+    for mode in ["by-hand", "protocol-only"] {
+      #expect(report[figure: "\(mode) items in the file"] == 10, "\(report)")
+      #expect((report[figure: "\(mode) transactions per second"] ?? 0) > 0)
+    }
+    #expect(
+      report.settings.hasSuffix("protocol only: the same without the coders"),
+      "no problem noted: \(report.settings)")
   }
 }

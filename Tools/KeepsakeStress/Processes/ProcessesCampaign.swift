@@ -4,7 +4,7 @@ import Keepsake
 /// Many processes add items to one file at once, and not one item may be lost or doubled
 /// (data-safety rule "Processes that share a file lose nothing", DataSafety.md).
 ///
-/// Three parts, on the real disk:
+/// Four parts, on the real disk:
 /// 1. *Transactions*: N processes (`keepsake-stress processes-child --mode transactions`) each
 ///    run M `try await $items.update { $0.append(item) }`, released together by a start file.
 ///    A fresh key must then read exactly the N×M items; the figure is transactions per second of
@@ -14,6 +14,9 @@ import Keepsake
 ///    Every item any of them added must be in the file.
 /// 3. *SQLite beside it* (``SQLiteComparison``): the work of part 1 through `python3`'s
 ///    `sqlite3`, for a transactions-per-second ratio. Not a verdict.
+/// 4. *By hand beside it* (``ByHandTransactions``): the work of part 1 written by hand with the
+///    same lock and durable rename, without Keepsake: the floor of the protocol, so the two
+///    ratios tell what the library costs and what the protocol costs. Not a verdict.
 public struct ProcessesCampaign: Sendable {
   /// The settings of a run.
   public struct Configuration: Sendable {
@@ -36,6 +39,8 @@ public struct ProcessesCampaign: Sendable {
     public var transactionWriter = ProcessesChild.Mode.update
     /// Whether to run the SQLite comparison (when `python3` is on `PATH`).
     public var comparesWithSQLite = true
+    /// Whether to run the same transactions by hand, without Keepsake.
+    public var comparesWithByHand = true
     /// How long a part's children may run before they are killed and counted as failed.
     public var timeout = 120.0
 
@@ -80,6 +85,7 @@ public struct ProcessesCampaign: Sendable {
           findings.notes.append("sqlite: not measured (python3 missing)")
         }
       }
+      if configuration.comparesWithByHand { try runByHand(keepsakeRate: keepsakeRate, &findings) }
     } catch {
       findings.failures.append("the campaign could not run: \(error)")
     }
@@ -194,6 +200,36 @@ public struct ProcessesCampaign: Sendable {
       sqlite.failures.isEmpty ? "" : ", " + sqlite.failures.prefix(3).joined(separator: ", ")
     findings.notes.append(
       "sqlite: \(sqlite.journalMode) journal, synchronous=FULL, BEGIN IMMEDIATE\(problems)")
+  }
+
+  /// Part 4: by hand with Foundation's coders, then the protocol alone.
+  private func runByHand(keepsakeRate: Double, _ findings: inout Findings) throws {
+    var problems: [String] = []
+    for mode in [ProcessesChild.Mode.byHand, .protocolOnly] {
+      let scratch = try ScratchFolder(campaign: "processes-\(mode.rawValue)")
+      defer { scratch.remove() }
+      let url = scratch.url.appendingPathComponent("items.json")
+      let group = runChildren(
+        "\(mode.rawValue) process", mode: mode, url: url, processes: configuration.processes,
+        count: configuration.transactions)
+      let count = Self.count(
+        url, unmerged: false, group: group,
+        expected: ProcessItem.expected(
+          processes: configuration.processes, count: configuration.transactions))
+      let rate = group.seconds > 0 ? Double(group.added.count) / group.seconds : 0
+      let ratio = rate > 0 ? keepsakeRate / rate : 0
+      findings.figures += [
+        .init("\(mode.rawValue) items in the file", count.items),
+        .init("\(mode.rawValue) transactions per second", Int(rate.rounded())),
+        .init("keepsake/\(mode.rawValue) throughput (%)", Int((ratio * 100).rounded())),
+      ]
+      problems += group.failures + count.failures
+    }
+    // NB: yardsticks, like SQLite: their own problems are a note, not a failure.
+    findings.notes.append(
+      "by hand: flock, JSONDecoder, JSONEncoder, fsync, rename, fsync of the folder;"
+        + " protocol only: the same without the coders"
+        + (problems.isEmpty ? "" : ", " + problems.prefix(3).joined(separator: ", ")))
   }
 
   private func runChildren(

@@ -24,6 +24,13 @@ public enum ProcessesChild {
     /// The deliberately broken writer of the campaign's own tests: `withLock` and `save()` of a
     /// value that cannot merge, so racing saves keep conflict copies and the file loses items.
     case unmerged
+    /// Not Keepsake: the same transactions as `update` written by hand with `flock`,
+    /// `JSONDecoder`, `JSONEncoder` and the durable rename (``ByHandTransactions``), the floor
+    /// of Keepsake's write protocol.
+    case byHand = "by-hand"
+    /// Not Keepsake either: the protocol alone, the `byHand` transactions with the item's bytes
+    /// spliced into the file's instead of decoding and encoding the array.
+    case protocolOnly = "protocol-only"
   }
 
   /// What a child does.
@@ -111,6 +118,8 @@ public enum ProcessesChild {
       case .withTransaction: return await withTransaction(options)
       case .merging: return await merging(options)
       case .unmerged: return await unmerged(options)
+      case .byHand: return ByHandTransactions.run(options, coding: true)
+      case .protocolOnly: return ByHandTransactions.run(options, coding: false)
       }
     }
   }

@@ -31,9 +31,31 @@ public struct TransactionThroughput: Sendable {
     executable: String, arguments: [String], processes: Int, transactions: Int, in folder: URL,
     timeout: Double
   ) -> TransactionThroughput {
+    run(
+      .update, executable: executable, arguments: arguments, processes: processes,
+      transactions: transactions, in: folder, timeout: timeout)
+  }
+
+  /// The same work written by hand, without Keepsake (``ByHandTransactions``): the floor of
+  /// Keepsake's write protocol, with the same checks of the final file.
+  ///
+  /// With ``ProcessesChild/Mode/protocolOnly``, the protocol alone, without decoding or encoding.
+  public static func byHand(
+    _ mode: ProcessesChild.Mode = .byHand, executable: String, arguments: [String],
+    processes: Int, transactions: Int, in folder: URL, timeout: Double
+  ) -> TransactionThroughput {
+    run(
+      mode, executable: executable, arguments: arguments, processes: processes,
+      transactions: transactions, in: folder, timeout: timeout)
+  }
+
+  private static func run(
+    _ mode: ProcessesChild.Mode, executable: String, arguments: [String], processes: Int,
+    transactions: Int, in folder: URL, timeout: Double
+  ) -> TransactionThroughput {
     let url = folder.appendingPathComponent("items.json")
     let group = ProcessesChild.runGroup(
-      "transactions process", executable: executable, prefix: arguments, mode: .update, url: url,
+      "\(mode.rawValue) process", executable: executable, prefix: arguments, mode: mode, url: url,
       processes: processes, count: transactions, seed: 1, timeout: timeout)
     var result = TransactionThroughput()
     result.seconds = group.seconds
