@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Keepsake
+@_spi(Testing) import Keepsake
 import Observation
 import Synchronization
 import Testing
@@ -148,6 +148,45 @@ struct ObservationTests {
     #expect(fired.withLock { $0 } == 1)
     try await $value.flush()
     #expect(try disk.contents(of: url) == Data("5".utf8))
+  }
+
+  @Test("Observers of the value and of each part of the status are told only of their own part")
+  func valueAndStatusObservedApart() async throws {
+    let url = URL(fileURLWithPath: "/observed/parts.json")
+    @Shared(.fileStorage(url)) var value = 1
+    let disk = try #require($value.storageContext.fileSystem as? InMemoryFileSystem)
+    let failsRenames = Atomic(false)
+    disk.faultHandler = { operation, _ in
+      operation == .rename && failsRenames.load(ordering: .acquiring)
+        ? .fail(.ioError) : nil
+    }
+    let shared = $value
+    let parts: [(name: String, read: @Sendable () -> Void)] = [
+      ("value", { _ = shared.wrappedValue }),
+      ("loadError", { _ = shared.loadError }),
+      ("saveError", { _ = shared.saveError }),
+      ("lastConflict", { _ = shared.lastConflict }),
+      ("isLoading", { _ = shared.isLoading }),
+    ]
+    let fired = Mutex<[String: Int]>([:])
+    func track(_ names: Set<String>) {
+      for part in parts where names.contains(part.name) {
+        withObservationTracking(part.read) { fired.withLock { $0[part.name, default: 0] += 1 } }
+      }
+    }
+
+    track(Set(parts.map(\.name)))
+    $value.withLock { $0 = 2 }
+    try await $value.save()
+    #expect(fired.withLock { $0 } == ["value": 1], "a change and a save that succeeds")
+
+    // NB: the value's observer is tracked again; the status observers are still waiting.
+    track(["value"])
+    failsRenames.store(true, ordering: .releasing)
+    $value.withLock { $0 = 3 }
+    await #expect(throws: SharedSaveError.self) { try await $value.save() }
+    #expect(fired.withLock { $0 } == ["value": 2, "saveError": 1], "a save that fails")
+    #expect($value.saveError != nil)
   }
 
   @Test(
