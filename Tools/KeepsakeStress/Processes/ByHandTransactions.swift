@@ -39,12 +39,7 @@ enum ByHandTransactions {
       close(lock)
       close(folder)
     }
-    StandardOutput.write("ready")
-    let deadline = ContinuousClock.now + .seconds(ProcessesChild.startTimeout)
-    while !FileManager.default.fileExists(atPath: options.startFile.path) {
-      guard ContinuousClock.now < deadline else { return 5 }
-      Thread.sleep(forTimeInterval: 0.001)
-    }
+    if let code = ProcessesChild.start(nil, options.startFile) { return code }
     let decoder = JSONDecoder()
     let encoder = JSONEncoder()
     let temporary = path + ".by-hand-\(getpid())"

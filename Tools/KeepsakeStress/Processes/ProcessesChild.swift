@@ -210,7 +210,7 @@ public enum ProcessesChild {
 
   /// Prints `ready` and waits for the start file, polling every millisecond; returns the exit
   /// code when the child cannot go on (3: the file is unreadable, 5: no start came).
-  private static func start(_ loadError: SharedLoadError?, _ startFile: URL) -> Int32? {
+  static func start(_ loadError: SharedLoadError?, _ startFile: URL) -> Int32? {
     if let loadError {
       StandardOutput.write("unreadable \(loadError)")
       return 3
