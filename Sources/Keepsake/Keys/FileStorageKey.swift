@@ -180,22 +180,24 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   func resolved(in context: StorageContext) -> FileStorageKey {
     guard pathProblem == nil else { return self }
     let file: URL
+    let path: String
     let problem: FileSystemError?
     do {
       file = try context.fileSystem.resolve(url, path: filePath, folders: context.resolvedFolders)
       // The common case, a path without links: the key is already what it should be.
       if file == url { return self }
-      problem = Self.problem(withPath: file.path)
+      path = file.path
+      problem = Self.problem(withPath: path)
     } catch let error as FileSystemError where error.reason == .linkLoop {
       return self
     } catch let error as FileSystemError {
-      (file, problem) = (self.file, error)
+      (file, path, problem) = (self.file, self.file.path, error)
     } catch {
       let reason = FileSystemError.Reason.posix(code: EINVAL)
-      (file, problem) = (self.file, FileSystemError(.read, path: url.path, reason: reason))
+      (file, path) = (self.file, self.file.path)
+      problem = FileSystemError(.read, path: url.path, reason: reason)
     }
     var copy = self
-    let path = file.path
     copy.location = FileLocation(
       id: SharedKeyID(kind: "file", name: path), file: file, filePath: path, problem: problem)
     return copy
