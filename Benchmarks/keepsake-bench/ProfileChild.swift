@@ -1,6 +1,7 @@
 import DraftsFeature
 import Foundation
 import Keepsake
+import KeepsakeStress
 import Synchronization
 
 /// `--profile SCENARIO COUNT`: Keepsake's side of a CPU-bound scenario, `COUNT` times, on the
@@ -17,6 +18,9 @@ enum ProfileChild {
     "parent-mutation", "observed-append-floor", "append-floor", "observed-read-floor",
     // A `Shared` pointed at another key: the slow way of `withLock`.
     "rebound-append",
+    // The codec on the processes row's file (800 items): what a transaction encodes, and what
+    // each process decodes after another's commit.
+    "encode-items", "decode-items",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -86,6 +90,15 @@ enum ProfileChild {
       case "observed-read-floor":
         let floor = ObservableFloor(1)
         for _ in 0..<count { total &+= floor.value }
+      case "encode-items":
+        let items = (0..<800).map { ProcessItem(process: $0 % 8, index: $0 / 8) }
+        for _ in 0..<count { total &+= (try? JSONCoding.encode(items).count) == nil ? 0 : 1 }
+      case "decode-items":
+        let items = (0..<800).map { ProcessItem(process: $0 % 8, index: $0 / 8) }
+        let data = (try? JSONCoding.encode(items)) ?? Data()
+        for _ in 0..<count {
+          total &+= (try? JSONCoding.decode([ProcessItem].self, from: data)) == nil ? 0 : 1
+        }
       default:
         // NB: as the bench row: names made before, every key kept alive while the others are
         // made (a key dropped at once also paid its reference's death and park).
