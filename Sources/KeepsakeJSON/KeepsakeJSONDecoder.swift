@@ -72,12 +72,12 @@ package struct KeepsakeJSONDecoder: Sendable {
   }
 
   /// The length of a UTF-8 byte order mark at the start of `bytes`, if any.
-  private static func skippingBOM(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+  static func skippingBOM(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
     bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
   }
 
   /// The encoding Foundation detects, with its byte order mark's length, unless it is UTF-8.
-  private static func encoding(
+  static func encoding(
     of bytes: UnsafeBufferPointer<UInt8>
   ) -> (String.Encoding, Int)? {
     func at(_ index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }

@@ -299,6 +299,26 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     return result
   }
 
+  /// Decodes the next element as `decode(_:)` does; `end` is set to the offset just past it.
+  mutating func decodeElement<T: Decodable>(_ type: T.Type, end: inout Int) throws -> T {
+    let value = try next(type)
+    end = -1
+    let result = try state.decodeValue(
+      type, at: value, parent: frame, step: .index(currentIndex), end: &end)
+    if end < 0 { end = state.skipValue(from: value) }
+    advance(past: end)
+    return result
+  }
+
+  /// Moves past the first `count` elements without decoding them, the last of which ends just
+  /// before `end`: for a caller that knows they are the bytes of elements it decoded before
+  /// (``KeepsakeJSONDecoder/decodeArray(of:from:reusing:)``).
+  mutating func skipElements(_ count: Int, lastEndingAt end: Int) {
+    guard count > 0 else { return }
+    currentIndex = count - 1
+    advance(past: end)
+  }
+
   mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
     guard let value = presentValue() else { return nil }
     var end = -1
