@@ -64,4 +64,20 @@ package enum JSONCoding: Sendable {
     case .foundation: return try JSONDecoder().decode(type, from: data)
     }
   }
+
+  /// Decodes a `T` from `data` as ``decode(_:from:)`` does; when `T` is an array and Keepsake's
+  /// codec is selected, the elements whose bytes are those `memo` kept from the last decoding are
+  /// taken from it instead of being decoded again.
+  ///
+  /// - Throws: What ``decode(_:from:)`` throws for the same data.
+  static func decode<T: Decodable>(_ type: T.Type, from data: Data, memo: DecodingMemo) throws -> T
+  {
+    guard current == .keepsake, data.last != UInt8(ascii: "["),
+      let array = T.self as? any MemoizedArrayDecoding.Type
+    else { return try decode(type, from: data) }
+    guard let value = try array.decode(data, memo: memo) as? T else {
+      return try decode(type, from: data)
+    }
+    return value
+  }
 }

@@ -387,10 +387,13 @@ extension SharedKey {
     loadsInBackground: Bool = false,
     merge: SharedMerge<Value>? = nil
   ) -> Self where Self == FileStorageKey<Value> {
-    FileStorageKey(
+    // NB: one memo per key: reading the file again decodes only what changed, when the value
+    // is an array (another process's append, a device's edit).
+    let memo = DecodingMemo()
+    return FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
-      decode: { try JSONCoding.decode(Value.self, from: $0) },
+      decode: { try JSONCoding.decode(Value.self, from: $0, memo: memo) },
       encode: { value in try JSONCoding.encode(value) })
   }
 }
