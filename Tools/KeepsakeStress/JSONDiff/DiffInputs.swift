@@ -69,6 +69,47 @@ enum DiffInputs {
     return out
   }
 
+  /// A random top-level array, and the same array as a writer changed it.
+  ///
+  /// The change: an element appended, or a byte inserted, deleted or replaced, half the time
+  /// where an element ends (a digit after a number makes it another number, the case that could
+  /// fool the memo of an array read again). Returns both, and what changed.
+  static func arrayEdit(using values: inout DiffValues) -> (
+    before: [UInt8], after: [UInt8], edit: String
+  ) {
+    var before: [UInt8] = [UInt8(ascii: "[")]
+    // Where each element ends: edits there are the ones that test where an element stops.
+    var ends: [Int] = []
+    for index in 0..<Int.random(in: 0...6, using: &values.random) {
+      if index > 0 { before.append(UInt8(ascii: ",")) }
+      write(&before, values: &values, depth: 1)
+      ends.append(before.count)
+    }
+    before.append(UInt8(ascii: "]"))
+    var after = before
+    let position =
+      !ends.isEmpty && values.chance(50)
+      ? values.pick(ends) : Int.random(in: 1..<after.count, using: &values.random)
+    let byte = values.pick(Array("0123456789.eE-+,]}\" tn".utf8))
+    switch Int.random(in: 0..<4, using: &values.random) {
+    case 0:
+      var element: [UInt8] = []
+      write(&element, values: &values, depth: 1)
+      after.insert(
+        contentsOf: (after.count > 2 ? [UInt8(ascii: ",")] : []) + element, at: after.count - 1)
+      return (before, after, "element appended")
+    case 1:
+      after.insert(byte, at: position)
+      return (before, after, "byte \(byte) inserted at \(position)")
+    case 2:
+      after.remove(at: position)
+      return (before, after, "byte at \(position) deleted")
+    default:
+      after[position] = byte
+      return (before, after, "byte at \(position) replaced by \(byte)")
+    }
+  }
+
   private static func whitespace(_ values: inout DiffValues) -> [UInt8] {
     Array(values.pick(["", " ", "\n", "\t", "\r\n", "  \t "]).utf8)
   }

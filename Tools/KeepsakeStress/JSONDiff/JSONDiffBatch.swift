@@ -130,6 +130,7 @@ private struct CaseRun {
       let (bytes, damage) = Mutator.mutate(fixture.bytes, kind: kind, using: &values.random)
       label = "\(fixture.name), \(kind.rawValue): \(damage.prefix(120))"
       compareDecoding([Draft].self, bytes)
+      compareMemoDecoding(Draft.self, bytes, after: fixture.bytes)
       compareDecoding(DiffEnvelope<[Draft]>.self, bytes)
       compareDecoding(DiffInspector.self, bytes)
     case 3:
@@ -144,11 +145,20 @@ private struct CaseRun {
         if values.chance(50) {
           let kind = values.pick(Mutator.Kind.allCases)
           let (damaged, damage) = Mutator.mutate(Data(bytes), kind: kind, using: &values.random)
+          compareMemoDecoding(DiffJSON.self, damaged, after: Data(bytes))
           bytes = [UInt8](damaged)
           label = "random text, \(kind.rawValue): \(damage.prefix(120))"
         }
       }
       let data = Data(bytes)
+      if round >= DiffInputs.edges.count, values.chance(50) {
+        // An array read again after a writer changed it, through the memo of the first reading.
+        let (before, after, edit) = DiffInputs.arrayEdit(using: &values)
+        let saved = label
+        label = "array read again, \(edit)"
+        compareMemoDecoding(DiffJSON.self, Data(after), after: Data(before))
+        label = saved
+      }
       compareDecoding(DiffJSON.self, data)
       compareDecoding(DiffNest.self, data)
       compareDecoding([Draft].self, data)
@@ -221,16 +231,39 @@ private struct CaseRun {
 
   /// Decodes `data` as `T` with both decoders and compares values or errors.
   mutating func compareDecoding<T: Decodable & Equatable>(_ type: T.Type, _ data: Data) {
+    compare(
+      type, data,
+      keepsake: Swift.Result { try KeepsakeJSONDecoder().decode(type, from: tamper(data)) })
+  }
+
+  /// Decodes `data` as an array of `Element`s with Keepsake's decoder reusing the memo of
+  /// reading `before` (as a file key reads a file again after a change), and compares it with
+  /// Foundation's reading of `data` alone.
+  mutating func compareMemoDecoding<Element: Decodable & Equatable>(
+    _ type: Element.Type, _ data: Data, after before: Data
+  ) {
+    let decoder = KeepsakeJSONDecoder()
+    let memo = (try? decoder.decodeArray(of: type, from: before, reusing: nil))?.memo
+    let keepsake = Swift.Result {
+      try decoder.decodeArray(of: type, from: tamper(data), reusing: memo).elements
+    }
+    compare([Element].self, data, keepsake: keepsake, what: "[\(Element.self)] read again")
+  }
+
+  /// Compares Keepsake's outcome of decoding `data` as `T` with Foundation's.
+  private mutating func compare<T: Decodable & Equatable>(
+    _ type: T.Type, _ data: Data, keepsake: Swift.Result<T, any Error>, what: String? = nil
+  ) {
     result.decoded += 1
     input = data
-    let keepsake = Swift.Result { try KeepsakeJSONDecoder().decode(type, from: tamper(data)) }
     let foundation = Swift.Result { try Self.foundationDecode(type, from: data) }
+    let name = what ?? "\(T.self)"
     switch (keepsake, foundation) {
     case (.success(let ours), .success(let theirs)):
       if ours == theirs {
         result.accepted += 1
       } else {
-        differ("\(T.self): both decoded, to different values\(Self.explain(ours, theirs))")
+        differ("\(name): both decoded, to different values\(Self.explain(ours, theirs))")
       }
     case (.failure(let ours), .failure(let theirs)):
       let (mine, other) = (DiffInspector.describe(ours), DiffInspector.describe(theirs))
@@ -238,12 +271,12 @@ private struct CaseRun {
         result.refused += 1
         result.deepestRefused = max(result.deepestRefused, Self.nesting(of: data))
       } else {
-        differ("\(T.self): keepsake threw \(mine); foundation threw \(other)")
+        differ("\(name): keepsake threw \(mine); foundation threw \(other)")
       }
     case (.success, .failure(let theirs)):
-      differ("\(T.self): keepsake decoded; foundation threw \(DiffInspector.describe(theirs))")
+      differ("\(name): keepsake decoded; foundation threw \(DiffInspector.describe(theirs))")
     case (.failure(let ours), .success):
-      differ("\(T.self): keepsake threw \(DiffInspector.describe(ours)); foundation decoded")
+      differ("\(name): keepsake threw \(DiffInspector.describe(ours)); foundation decoded")
     }
   }
 
