@@ -373,6 +373,12 @@ extension SharedKey {
   /// Prefer a versioned format (`.fileStorage(url, format:)`) for data that must survive model
   /// changes.
   ///
+  /// When the value is an array, reading the file again (after another process or device
+  /// changed it, or at the start of a transaction) decodes only the elements whose bytes changed
+  /// since the key last read it, and takes the others as they were decoded then: the same value
+  /// as decoding the whole file, for the cost of what changed. An element's `init(from:)` runs
+  /// again only for new bytes.
+  ///
   /// - Parameters:
   ///   - url: The file.
   ///   - saveInterval: The most often the file is written while the value keeps changing.
