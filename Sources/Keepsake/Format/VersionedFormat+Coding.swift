@@ -20,9 +20,18 @@ extension VersionedFormat {
   ///   ``FormatError/missingLegacyVersion(topLevel:)`` or
   ///   ``FormatError/versionTooOld(found:oldest:)`` for files that cannot be read at all.
   public static func decode(_ data: Data) throws(FormatError) -> Value {
+    try decode(data, memo: nil)
+  }
+
+  /// Reads a stored file as ``decode(_:)`` does; a current-version file whose content is an
+  /// array is read through `memo`, decoding only the elements whose bytes changed since the
+  /// last reading (a file key's reads of its file).
+  ///
+  /// - Throws: What ``decode(_:)`` throws for the same data.
+  static func decode(_ data: Data, memo: DecodingMemo?) throws(FormatError) -> Value {
     // NB: input that would crash JSONDecoder is refused by `JSONCoding.decode` and lands in
     // the diagnosing path below, which reports it.
-    if let value = decodeOwnLayout(data) { return value }
+    if let value = decodeOwnLayout(data, memo: memo) { return value }
     do {
       switch try JSONCoding.decode(DecodingEnvelope<Self>.self, from: data).outcome {
       case .current(let value):
@@ -63,7 +72,7 @@ extension VersionedFormat {
   /// file is precisely the envelope `{"content": X, "version": N}`. Anything else (another
   /// layout, another version, invalid content) returns `nil` and takes the general path, which
   /// also produces the diagnostics.
-  private static func decodeOwnLayout(_ data: Data) -> Value? {
+  private static func decodeOwnLayout(_ data: Data, memo: DecodingMemo?) -> Value? {
     let prefix = Array(#"{"content":"#.utf8)
     let suffix = Array(#","version":\#(currentVersion)}"#.utf8)
     var end = data.endIndex
@@ -82,7 +91,8 @@ extension VersionedFormat {
       data[(end - suffix.count)..<end].elementsEqual(suffix)
     else { return nil }
     let content = data[start..<(end - suffix.count)]
-    return try? JSONCoding.decode(Value.self, from: content)
+    guard let memo else { return try? JSONCoding.decode(Value.self, from: content) }
+    return try? JSONCoding.decode(Value.self, from: content, memo: memo)
   }
 
   /// Writes `value` as the current version: `{"content": <value's JSON>, "version": N}`.

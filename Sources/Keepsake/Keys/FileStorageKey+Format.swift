@@ -15,6 +15,9 @@ extension SharedKey {
   /// never written over (data-safety rules "A file Keepsake cannot read is never overwritten" and
   /// "A version from the future is refused, not guessed"; see the Data safety article).
   ///
+  /// When the value is an array, reading a current-version file again decodes only the elements
+  /// whose bytes changed since the key last read it, as with `.fileStorage(url)`.
+  ///
   /// A file larger than `maximumFileSize` is refused unread (rule "Bad files get a clear error at
   /// once"), and a value that encodes to more is never written. A pending change merges with
   /// another process's change of the file as `merge` says; by default ``SharedMergeable`` values
@@ -26,10 +29,13 @@ extension SharedKey {
     loadsInBackground: Bool = false,
     merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
+    // NB: one memo per key: reading a current-version file again decodes only what changed,
+    // when the content is an array (see `.fileStorage(url)`).
+    let memo = DecodingMemo()
     var key = FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
-      decode: { data in try Format.decode(data) },
+      decode: { data in try Format.decode(data, memo: memo) },
       encode: { value in try Format.encode(value) })
     // In a synced folder the envelope carries the file's ancestry (see `Ancestry`).
     key.sync.encodeWithAncestry = { value, ancestry in try Format.encode(value, ancestry: ancestry)

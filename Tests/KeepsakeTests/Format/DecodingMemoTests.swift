@@ -44,6 +44,31 @@ struct DecodingMemoTests {
   }
 }
 
+extension DecodingMemoTests {
+  @Test(
+    "A versioned file's array is read again by decoding only the changed elements",
+    arguments: StorageBackend.allCases)
+  func versionedFileDecodesOnlyChangedElements(_ backend: StorageBackend) async throws {
+    let tag = UUID().uuidString
+    try await backend.run { disk in
+      try disk.write(CountedNotesFormat.encode(CountedNote.notes(["a", "b"], tag: tag)), to: url)
+      @Shared(.fileStorage(url, format: CountedNotesFormat.self)) var notes: [CountedNote] = []
+      #expect(notes.map(\.text) == ["a", "b"])
+      try disk.write(
+        CountedNotesFormat.encode(CountedNote.notes(["a", "b", "c"], tag: tag)), to: url)
+      try await disk.eventually($notes) { [notes = $notes] in notes.wrappedValue.count == 3 }
+      #expect(notes.map(\.text) == ["a", "b", "c"])
+      #expect(CountedNote.decodes(tag) == ["a": 1, "b": 1, "c": 1])
+    }
+  }
+}
+
+/// Notes in an envelope, at their first version.
+private enum CountedNotesFormat: VersionedFormat {
+  typealias Value = [CountedNote]
+  static let currentVersion = 1
+}
+
 /// An element that counts how often each text of one test (its tag) was decoded: decoding runs
 /// on the key's own threads, out of reach of a task-local.
 private struct CountedNote: Codable, Equatable, Sendable {
@@ -53,6 +78,10 @@ private struct CountedNote: Codable, Equatable, Sendable {
   private static let counts = Mutex<[String: [String: Int]]>([:])
 
   static func decodes(_ tag: String) -> [String: Int] { counts.withLock { $0[tag] ?? [:] } }
+
+  static func notes(_ texts: [String], tag: String) -> [CountedNote] {
+    texts.map { CountedNote(text: $0, tag: tag) }
+  }
 
   static func file(_ texts: [String], tag: String) throws -> Data {
     // NB: sorted keys, so the same element has the same bytes in both files, as Keepsake and
