@@ -24,9 +24,9 @@ extension KeepsakeJSONDecoder {
   /// from `memo` the elements whose bytes are the same as when they were decoded before.
   ///
   /// The value and the errors are those of ``decode(_:from:)``: an element is taken from the memo
-  /// only when every byte of the file up to and including the byte after it is the same as in
-  /// the memo's file, so it is the same element at the same index, and the new file's structure
-  /// is checked whole as always. Anything unusual (a byte order mark, another encoding, a value
+  /// only when every byte of the file up to its end (and, for a number or literal, the byte
+  /// after it) is the same as in the memo's file, so it is the same element at the same index,
+  /// and the new file's structure is checked whole as always. Anything unusual (a byte order mark, another encoding, a value
   /// that is not an array, any error) goes the usual way, which then gives the usual error.
   ///
   /// NB: an element is identified by its bytes, never by comparing values (`==` may compare only

@@ -4,8 +4,9 @@ import Synchronization
 /// The last top-level array a file key decoded, kept so that reading the file again decodes only
 /// the elements whose bytes changed (``KeepsakeJSONDecoder/decodeArray(of:from:reusing:)``).
 ///
-/// One per key made with `.fileStorage(url)`: the reference's loads, reloads after outside
-/// changes and transactions' refreshes all read through it. Writes leave it alone: an element's
+/// One per key made with `.fileStorage(url)` or `.fileStorage(url, format:)` (for the content of
+/// a current-version file): the reference's loads, reloads after outside changes and
+/// transactions' refreshes all read through it. Writes leave it alone: an element's
 /// bytes are known only from decoding them, never assumed from a value that was encoded (a type
 /// whose `encode(to:)` drops a field would otherwise keep the field after a reload).
 final class DecodingMemo: Sendable {
