@@ -21,6 +21,9 @@ enum ProfileChild {
     // The codec on the processes row's file (800 items): what a transaction encodes, and what
     // each process decodes after another's commit.
     "encode-items", "decode-items",
+    // The same file's first reading through a file key's memo, and a reading again after one
+    // item was appended (what each other process pays after a commit).
+    "decode-items-first", "decode-items-again",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -93,6 +96,18 @@ enum ProfileChild {
       case "encode-items":
         let items = (0..<800).map { ProcessItem(process: $0 % 8, index: $0 / 8) }
         for _ in 0..<count { total &+= (try? JSONCoding.encode(items).count) == nil ? 0 : 1 }
+      case "decode-items-first", "decode-items-again":
+        let items = (0..<801).map { ProcessItem(process: $0 % 8, index: $0 / 8) }
+        let before = (try? JSONCoding.encode(Array(items.prefix(800)))) ?? Data()
+        let after = (try? JSONCoding.encode(items)) ?? Data()
+        let decoder = KeepsakeJSONDecoder()
+        let memo = try? decoder.decodeArray(of: ProcessItem.self, from: before, reusing: nil).memo
+        let again = arguments[0] == "decode-items-again"
+        for _ in 0..<count {
+          let read = try? decoder.decodeArray(
+            of: ProcessItem.self, from: again ? after : before, reusing: again ? memo ?? nil : nil)
+          total &+= read == nil ? 0 : 1
+        }
       case "decode-items":
         let items = (0..<800).map { ProcessItem(process: $0 % 8, index: $0 / 8) }
         let data = (try? JSONCoding.encode(items)) ?? Data()
