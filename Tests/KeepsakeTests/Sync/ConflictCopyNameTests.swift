@@ -70,6 +70,12 @@ struct ConflictCopyNameTests {
       "notes_conflict-20261201-152748.json",
     ]
     for copy in copies { #expect(ConflictCopyName.mightBeCopy(copy), "\(copy)") }
-    #expect(!ConflictCopyName.mightBeCopy("notes.json"))
+    // A tag that is the whole name, or ends it, is found; a name shorter than every tag, or
+    // holding only part of one, is not.
+    #expect(ConflictCopyName.mightBeCopy("_conflict"))
+    #expect(ConflictCopyName.mightBeCopy("é.sync-conflict-"))
+    for name in ["notes.json", "", "_confli", "conflicted cop", ".items.json.keepsake-tmp-1-2"] {
+      #expect(!ConflictCopyName.mightBeCopy(name), "\(name)")
+    }
   }
 }
