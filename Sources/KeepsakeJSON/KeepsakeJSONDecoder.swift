@@ -54,6 +54,18 @@ package struct KeepsakeJSONDecoder: Sendable {
   private static func decode<T: Decodable>(
     _ type: T.Type, utf8 bytes: UnsafeBufferPointer<UInt8>
   ) throws -> T {
+    try withDocument(bytes) { state in
+      try state.decodeValue(type, at: state.position, parent: nil, step: nil)
+    }
+  }
+
+  /// Runs `body` with a decoder of `bytes` (UTF-8, without a byte order mark) at the start of
+  /// its value, once their structure is checked.
+  ///
+  /// - Throws: ``JSONLazyError`` for a structure Foundation refuses; what `body` throws.
+  static func withDocument<R>(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ body: (JSONDecodingState) throws -> R
+  ) throws -> R {
     guard let base = bytes.baseAddress, JSONReader.hasValidStructure(bytes) else {
       throw JSONLazyError()
     }
@@ -68,7 +80,7 @@ package struct KeepsakeJSONDecoder: Sendable {
         state.source.takeOwnership()
       }
     }
-    return try state.decodeValue(type, at: state.position, parent: nil, step: nil)
+    return try body(state)
   }
 
   /// The length of a UTF-8 byte order mark at the start of `bytes`, if any.

@@ -70,10 +70,11 @@ package enum JSONCoding: Sendable {
   /// taken from it instead of being decoded again.
   ///
   /// - Throws: What ``decode(_:from:)`` throws for the same data.
-  static func decode<T: Decodable>(_ type: T.Type, from data: Data, memo: DecodingMemo) throws -> T
+  static func decode<T: Decodable>(_ type: T.Type, from data: Data, memo: DecodingMemo?) throws
+    -> T
   {
     // NB: not `[String]`, which the decoder reads whole faster than element by element.
-    guard current == .keepsake, data.last != UInt8(ascii: "["), T.self != [String].self,
+    guard let memo, current == .keepsake, data.last != UInt8(ascii: "["), T.self != [String].self,
       let array = T.self as? any MemoizedArrayDecoding.Type
     else { return try decode(type, from: data) }
     guard let value = try array.decode(data, memo: memo) as? T else {

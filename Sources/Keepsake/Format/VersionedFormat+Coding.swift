@@ -91,7 +91,6 @@ extension VersionedFormat {
       data[(end - suffix.count)..<end].elementsEqual(suffix)
     else { return nil }
     let content = data[start..<(end - suffix.count)]
-    guard let memo else { return try? JSONCoding.decode(Value.self, from: content) }
     return try? JSONCoding.decode(Value.self, from: content, memo: memo)
   }
 

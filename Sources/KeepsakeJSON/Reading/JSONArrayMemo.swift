@@ -57,24 +57,12 @@ extension KeepsakeJSONDecoder {
     _ type: Element.Type, bytes: UnsafeBufferPointer<UInt8>, memo: JSONArrayMemo<Element>?
   ) -> (elements: [Element], ends: [Int])? {
     // NB: UTF-8 without a byte order mark only, so that offsets are the file's.
-    guard let base = bytes.baseAddress, encoding(of: bytes) == nil, skippingBOM(bytes) == 0,
-      JSONReader.hasValidStructure(bytes)
-    else { return nil }
-    var state = JSONDecodingState(
-      source: JSONSource(base: base, count: bytes.count), position: 0, parent: nil, step: nil)
-    let start = state.skipWhitespace(from: 0)
-    guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return nil }
-    defer {
-      state.releasePools()
-      // NB: as in `decode`: a decoder or container an element kept points into these bytes.
-      if !isKnownUniquelyReferenced(&state) || !isKnownUniquelyReferenced(&state.source) {
-        state.source.takeOwnership()
-      }
-    }
-    var elements: [Element] = []
-    var ends: [Int] = []
-    do {
-      var container = try state.unkeyedContainer(at: start, parent: nil, step: nil)
+    guard encoding(of: bytes) == nil, skippingBOM(bytes) == 0 else { return nil }
+    return try? withDocument(bytes) { state in
+      // NB: a value that is not an array throws here, and goes the usual way.
+      var container = try state.unkeyedContainer(at: state.position, parent: nil, step: nil)
+      var elements: [Element] = []
+      var ends: [Int] = []
       if let memo {
         let reused = reusableCount(memo, bytes)
         if reused > 0 {
@@ -88,10 +76,8 @@ extension KeepsakeJSONDecoder {
         elements.append(try container.decodeElement(type, end: &end))
         ends.append(end)
       }
-    } catch {
-      return nil
+      return (elements, ends)
     }
-    return (elements, ends)
   }
 
   /// How many of the memo's first elements `bytes` holds unchanged: those whose bytes, and every
