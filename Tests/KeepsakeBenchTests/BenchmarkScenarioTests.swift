@@ -44,7 +44,7 @@ struct BenchmarkScenarioTests {
         "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
         "keys-watch-latency", "keys-beside-large-load", "processes", "processes by-hand",
-        "processes protocol",
+        "processes protocol", "processes in-lock", "processes write-calls",
       ])
     for result in results {
       #expect(result.failure == nil, "\(result.scenario): \(result.failure ?? "")")
@@ -75,6 +75,11 @@ struct BenchmarkScenarioTests {
     let bare = try #require(results.first { $0.scenario == "processes protocol" })
     #expect(bare.keepsake == processes.keepsake)
     #expect(bare.baseline != byHand.baseline, "two floors, measured apart")
+    let inLock = try #require(results.first { $0.scenario == "processes in-lock" })
+    #expect(inLock.ratio.map { $0 >= 1 } == true, "a transaction's write is inside its hold")
+    let writeCalls = try #require(results.first { $0.scenario == "processes write-calls" })
+    #expect(writeCalls.baseline == processes.baseline, "against the same SQLite runs")
+    #expect(writeCalls.keepsake == inLock.baseline)
     let mutation = try #require(results.first { $0.scenario == "caller-mutation" })
     #expect(mutation.note == "no file I/O on caller")
   }

@@ -36,6 +36,12 @@ struct ProcessesCampaignTests {
     #expect(report[figure: "lost items"] == 0)
     #expect(report[figure: "duplicated items"] == 0)
     #expect(report[figure: "transaction processes failed"] == 0)
+    // Where the time went: one holder at a time, and the protocol's calls are part of a hold.
+    let held = report[figure: "lock held (% of the parallel phase)"] ?? -1
+    #expect(held > 0 && held <= 100, "\(report)")
+    let inLock = report[figure: "in the lock per transaction (µs)"] ?? 0
+    let calls = report[figure: "write protocol's calls per transaction (µs)"] ?? 0
+    #expect(calls > 0 && calls <= inLock, "\(report)")
   }
 
   @Test("Two processes whose background saves race keep every item they added")
@@ -69,6 +75,7 @@ struct ProcessesCampaignTests {
       #expect(report[figure: "sqlite rows"] == 10, "\(report)")
       #expect(report.settings.contains("sqlite: wal journal, synchronous=FULL"), "\(report)")
       #expect((report[figure: "sqlite transactions per second"] ?? 0) > 0)
+      #expect((report[figure: "write protocol's calls/sqlite transaction (%)"] ?? 0) > 0)
     }
   }
 
@@ -81,6 +88,9 @@ struct ProcessesCampaignTests {
     for mode in ["by-hand", "protocol-only"] {
       #expect(report[figure: "\(mode) items in the file"] == 10, "\(report)")
       #expect((report[figure: "\(mode) transactions per second"] ?? 0) > 0)
+      let calls = report[figure: "\(mode) write protocol's calls per transaction (µs)"] ?? 0
+      #expect(calls > 0, "\(report)")
+      #expect(calls <= report[figure: "\(mode) in the lock per transaction (µs)"] ?? 0)
     }
     #expect(
       report.settings.hasSuffix("protocol only: the same without the coders"),

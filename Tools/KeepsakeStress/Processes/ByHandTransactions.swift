@@ -1,4 +1,5 @@
 import Foundation
+import Keepsake
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +27,13 @@ import Foundation
 /// to SQLite is what the protocol itself costs, whatever a library does around it.
 enum ByHandTransactions {
   /// Runs a child; the exit codes are ``ProcessesChild/run(_:)``'s.
-  static func run(_ options: ProcessesChild.Options, coding: Bool) -> Int32 {
+  ///
+  /// Its calls that change the disk or take the lock go through `timed`, as a Keepsake child's
+  /// file system does, so both say the same of where their time went.
+  static func run(
+    _ options: ProcessesChild.Options, coding: Bool, timed: TimedSystemCalls
+  ) -> Int32 {
+    let calls = timed.calls
     let path = options.url.path
     let folderPath = options.url.deletingLastPathComponent().path
     let lock = open(path + ".by-hand-lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -45,23 +52,25 @@ enum ByHandTransactions {
     let temporary = path + ".by-hand-\(getpid())"
     for index in 0..<options.count {
       let item = ProcessItem(process: options.process, index: index)
-      guard flock(lock, LOCK_EX) == 0 else {
+      guard calls.flock(lock, LOCK_EX) == 0 else {
         StandardOutput.write("error flock: errno \(errno)")
         return 4
       }
-      defer { flock(lock, LOCK_UN) }
+      defer { _ = calls.flock(lock, LOCK_UN) }
       let old = FileManager.default.contents(atPath: path)
       guard let data = coding ? coded(old, item, decoder, encoder) : spliced(old, item) else {
         StandardOutput.write("unreadable \(path)")
         return 3
       }
-      guard writeDurably(data, to: temporary), rename(temporary, path) == 0, fsync(folder) == 0
+      guard writeDurably(data, to: temporary, calls),
+        calls.rename(temporary, path) == 0, calls.fsync(folder) == 0
       else {
         StandardOutput.write("error writing \(path): errno \(errno)")
         return 4
       }
       StandardOutput.write("added \(item.id)")
     }
+    StandardOutput.write(timed.timing.line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }
@@ -92,21 +101,20 @@ enum ByHandTransactions {
   }
 
   /// Writes `data` to a new file at `path` and `fsync`s it.
-  private static func writeDurably(_ data: Data, to path: String) -> Bool {
-    let file = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+  private static func writeDurably(_ data: Data, to path: String, _ calls: SystemCalls) -> Bool {
+    let file = calls.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard file >= 0 else { return false }
-    defer { close(file) }
+    defer { _ = calls.close(file) }
     let written = data.withUnsafeBytes { bytes -> Bool in
-      guard let base = bytes.baseAddress else { return bytes.isEmpty }
       var offset = 0
       while offset < bytes.count {
-        let count = write(file, base + offset, bytes.count - offset)
+        let count = calls.write(file, UnsafeRawBufferPointer(rebasing: bytes[offset...]), offset)
         if count < 0 && errno == EINTR { continue }
         guard count > 0 else { return false }
         offset += count
       }
       return true
     }
-    return written && fsync(file) == 0
+    return written && calls.fsync(file) == 0
   }
 }

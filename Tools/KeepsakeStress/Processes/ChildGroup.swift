@@ -20,6 +20,8 @@ struct ChildGroup {
     var done: String?
     /// The items it reported as durably added.
     var added: [String] = []
+    /// Where its transactions' time went, if it said (``LockTiming/line``).
+    var timing: LockTiming?
     /// Its other lines (errors, a failed start).
     var otherLines: [String] = []
     /// How it ended.
@@ -28,6 +30,8 @@ struct ChildGroup {
     mutating func take(_ line: String) {
       if line.hasPrefix("added ") {
         added.append(String(line.dropFirst("added ".count)))
+      } else if let timing = LockTiming(line: line) {
+        self.timing = timing
       } else {
         otherLines.append(line)
       }
@@ -64,8 +68,10 @@ struct ChildGroup {
       let line = child.readLine()
       if line != "ready" { group.children[index].otherLines.append(line ?? "(no output)") }
     }
-    _ = FileManager.default.createFile(atPath: startFile.path, contents: nil)
+    // NB: the clock read first: a child may see the file and start before this thread runs
+    // again, and the phase must hold all of their work.
     let start = ContinuousClock.now
+    _ = FileManager.default.createFile(atPath: startFile.path, contents: nil)
     var last = start
     // NB: read one child after the other: one still working blocks the loop, but lines of
     // those already done wait in their pipes, so the last `done` read is the last one written
@@ -106,6 +112,9 @@ struct ChildGroup {
 
   /// Every item the children reported as durably added.
   var added: [String] { children.flatMap(\.added) }
+
+  /// Where the children's time went, summed over those that said.
+  var timing: LockTiming { children.compactMap(\.timing).reduce(LockTiming(), +) }
 
   /// The whole numbers after `done` in every child's `done` line, by position (`done 200 3 0`
   /// gives `[200, 3, 0]`), summed over the children.

@@ -111,20 +111,25 @@ public enum ProcessesChild {
 
   /// Runs a child; returns the exit code: 0 when every item was added and saved, 3 when the file
   /// could not be read, 4 when a save or transaction failed, 5 when the start never came.
+  ///
+  /// The transactions' children (`update`, `withTransaction` and the by-hand ones) also print
+  /// where their time went (``LockTiming/line``) before `done`.
   public static func run(_ options: Options) async -> Int32 {
-    await StorageContext.withValue(.disk(name: "processes \(options.process)")) {
+    let timed = TimedSystemCalls()
+    let context = StorageContext.disk(name: "processes \(options.process)", calls: timed.calls)
+    return await StorageContext.withValue(context) {
       switch options.mode {
-      case .update: return await update(options)
-      case .withTransaction: return await withTransaction(options)
+      case .update: return await update(options, timed)
+      case .withTransaction: return await withTransaction(options, timed)
       case .merging: return await merging(options)
       case .unmerged: return await unmerged(options)
-      case .byHand: return ByHandTransactions.run(options, coding: true)
-      case .protocolOnly: return ByHandTransactions.run(options, coding: false)
+      case .byHand: return ByHandTransactions.run(options, coding: true, timed: timed)
+      case .protocolOnly: return ByHandTransactions.run(options, coding: false, timed: timed)
       }
     }
   }
 
-  private static func update(_ options: Options) async -> Int32 {
+  private static func update(_ options: Options, _ timed: TimedSystemCalls) async -> Int32 {
     @Shared(.fileStorage(options.url)) var items: [ProcessItem] = []
     if let code = start($items.loadError, options.startFile) { return code }
     for index in 0..<options.count {
@@ -137,11 +142,14 @@ public enum ProcessesChild {
       }
       StandardOutput.write("added \(item.id)")
     }
+    StandardOutput.write(timed.timing.line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }
 
-  private static func withTransaction(_ options: Options) async -> Int32 {
+  private static func withTransaction(_ options: Options, _ timed: TimedSystemCalls) async
+    -> Int32
+  {
     @Shared(.fileStorage(options.url)) var items: [ProcessItem] = []
     if let code = start($items.loadError, options.startFile) { return code }
     for index in 0..<options.count {
@@ -154,6 +162,7 @@ public enum ProcessesChild {
       }
       StandardOutput.write("added \(item.id)")
     }
+    StandardOutput.write(timed.timing.line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }

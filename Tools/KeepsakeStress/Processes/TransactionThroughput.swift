@@ -16,6 +16,8 @@ public struct TransactionThroughput: Sendable {
   public var transactions = 0
   /// What went wrong: a child that failed, an item lost or doubled, a wrong row count.
   public var failures: [String] = []
+  /// Where the children's time went (not measured for SQLite).
+  public var timing = LockTiming()
 
   /// The parallel phase over the transactions: the time of one transaction, all processes
   /// taking turns.
@@ -61,6 +63,7 @@ public struct TransactionThroughput: Sendable {
     result.seconds = group.seconds
     result.transactions = group.added.count
     result.failures = group.failures
+    result.timing = group.timing
     let expected = processes * transactions
     let (items, loadError) = ProcessesCampaign.read(url, unmerged: false)
     let unique = Set(items.map(\.id))

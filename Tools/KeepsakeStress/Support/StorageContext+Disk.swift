@@ -7,7 +7,12 @@ extension StorageContext {
   /// read the file again (not a cached value) needs a context of its own. Campaigns never touch
   /// preferences, so none are written.
   public static func disk(name: String) -> StorageContext {
-    StorageContext(name: name, fileSystem: LocalFileSystem(), isIsolated: false) { _ in
+    disk(name: name, calls: .live)
+  }
+
+  /// The same, its file system making its system calls through `calls` (timed ones, say).
+  package static func disk(name: String, calls: SystemCalls) -> StorageContext {
+    StorageContext(name: name, fileSystem: LocalFileSystem(calls: calls), isIsolated: false) { _ in
       InMemoryPreferences()
     }
   }
