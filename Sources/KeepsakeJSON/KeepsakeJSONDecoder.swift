@@ -62,13 +62,19 @@ package struct KeepsakeJSONDecoder: Sendable {
   /// Runs `body` with a decoder of `bytes` (UTF-8, without a byte order mark) at the start of
   /// its value, once their structure is checked.
   ///
+  /// `validatedPrefix`, when not 0, is where an element of the top-level array ends in bytes that
+  /// are, up to there, those of a document whose structure was checked: the check starts there.
+  ///
   /// - Throws: ``JSONLazyError`` for a structure Foundation refuses; what `body` throws.
   static func withDocument<R>(
-    _ bytes: UnsafeBufferPointer<UInt8>, _ body: (JSONDecodingState) throws -> R
+    _ bytes: UnsafeBufferPointer<UInt8>, validatedPrefix: Int = 0,
+    _ body: (JSONDecodingState) throws -> R
   ) throws -> R {
-    guard let base = bytes.baseAddress, JSONReader.hasValidStructure(bytes) else {
-      throw JSONLazyError()
-    }
+    let isValid =
+      validatedPrefix > 0
+      ? JSONReader.hasValidStructure(bytes, afterTopLevelElementEndingAt: validatedPrefix)
+      : JSONReader.hasValidStructure(bytes)
+    guard let base = bytes.baseAddress, isValid else { throw JSONLazyError() }
     var state = JSONDecodingState(
       source: JSONSource(base: base, count: bytes.count), position: 0, parent: nil, step: nil)
     state.position = state.skipWhitespace(from: 0)

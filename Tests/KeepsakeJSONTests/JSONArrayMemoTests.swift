@@ -56,6 +56,12 @@ struct JSONArrayMemoTests {
       MemoCase("[1,2,3]", "[1,2,3]]"),
       MemoCase("[1,2,3]", "[1,2,x]"),
       MemoCase("[1,2,3]", "[1,2,3,]"),
+      // Only what follows the unchanged elements is checked again: it must still be checked.
+      MemoCase("[1,2,3]", "[1,2,3] x"),
+      MemoCase("[1,2,3]", "[1,2,3,4"),
+      MemoCase("[1,2,3]", "[1,2,3,4]}"),
+      MemoCase("[1,2,3]", "[1,2,3,[4]"),
+      MemoCase("[1,2,3]", "[1,2,3]]]"),
       MemoCase("[1,2,3]", ""),
       MemoCase("[1,2,3]", "\u{FEFF}[1,2,3]"),
       MemoCase("[1,2,3]", "null"),

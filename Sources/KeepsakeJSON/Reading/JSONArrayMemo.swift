@@ -25,8 +25,9 @@ extension KeepsakeJSONDecoder {
   ///
   /// The value and the errors are those of ``decode(_:from:)``: an element is taken from the memo
   /// only when every byte of the file up to its end (and, for a number or literal, the byte
-  /// after it) is the same as in the memo's file, so it is the same element at the same index,
-  /// and the new file's structure is checked whole as always. Anything unusual (a byte order mark, another encoding, a value
+  /// after it) is the same as in the memo's file, so it is the same element at the same index.
+  /// The new file's structure is checked from the end of the last element taken (the bytes before
+  /// it were checked when the memo was made). Anything unusual (a byte order mark, another encoding, a value
   /// that is not an array, any error) goes the usual way, which then gives the usual error.
   ///
   /// NB: an element is identified by its bytes, never by comparing values (`==` may compare only
@@ -58,18 +59,19 @@ extension KeepsakeJSONDecoder {
   ) -> (elements: [Element], ends: [Int])? {
     // NB: UTF-8 without a byte order mark only, so that offsets are the file's.
     guard encoding(of: bytes) == nil, skippingBOM(bytes) == 0 else { return nil }
-    return try? withDocument(bytes) { state in
+    let reused = memo.map { reusableCount($0, bytes) } ?? 0
+    // NB: the bytes up to the last element taken are the memo's, whose structure was checked
+    // when it was made: only the rest is checked now.
+    let prefix = reused > 0 ? memo?.ends[reused - 1] ?? 0 : 0
+    return try? withDocument(bytes, validatedPrefix: prefix) { state in
       // NB: a value that is not an array throws here, and goes the usual way.
       var container = try state.unkeyedContainer(at: state.position, parent: nil, step: nil)
       var elements: [Element] = []
       var ends: [Int] = []
-      if let memo {
-        let reused = reusableCount(memo, bytes)
-        if reused > 0 {
-          elements.append(contentsOf: memo.elements[..<reused])
-          ends.append(contentsOf: memo.ends[..<reused])
-          container.skipElements(reused, lastEndingAt: memo.ends[reused - 1])
-        }
+      if let memo, reused > 0 {
+        elements.append(contentsOf: memo.elements[..<reused])
+        ends.append(contentsOf: memo.ends[..<reused])
+        container.skipElements(reused, lastEndingAt: memo.ends[reused - 1])
       }
       while !container.isAtEnd {
         var end = -1
@@ -115,7 +117,14 @@ extension KeepsakeJSONDecoder {
     _ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer, limit: Int
   ) -> Int {
     let count = min(left.count, right.count, limit)
+    guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return 0 }
     var index = 0
+    // NB: whole blocks with `memcmp` first (vectorized), then the differing block by words: a
+    // file read again after an append differs only at its end.
+    let block = 512
+    while index + block <= count, memcmp(leftBase + index, rightBase + index, block) == 0 {
+      index += block
+    }
     let word = MemoryLayout<UInt64>.size
     while index + word <= count,
       left.loadUnaligned(fromByteOffset: index, as: UInt64.self)

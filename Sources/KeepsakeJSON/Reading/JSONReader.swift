@@ -61,6 +61,28 @@ struct JSONReader {
     }
   }
 
+  /// Whether `bytes` has a structure Foundation accepts, given that its first `prefix` bytes are
+  /// those of a document that had one, up to the end of an element of its top-level array.
+  ///
+  /// NB: reading is a state machine over the bytes. After an element of the top-level array its
+  /// state is the same whatever came before (one open array, nothing else), so reading on from
+  /// there answers as reading the whole would (``JSONArrayMemo``: a file read again after an
+  /// append checks what was appended, not the whole file again).
+  static func hasValidStructure(
+    _ bytes: UnsafeBufferPointer<UInt8>, afterTopLevelElementEndingAt prefix: Int
+  ) -> Bool {
+    guard let base = bytes.baseAddress, prefix > 0, prefix <= bytes.count else { return false }
+    var reader = JSONReader(base: base, count: bytes.count)
+    reader.index = prefix
+    reader.open.append(false)
+    do {
+      try reader.readDocument(.foundation, afterValue: true)
+      return true
+    } catch {
+      return false
+    }
+  }
+
   /// Reads a whole UTF-8 document strictly (RFC 8259; a byte order mark is skipped, as Foundation
   /// does).
   ///
@@ -86,11 +108,17 @@ struct JSONReader {
   // NB: inlined into each entry point with a constant strictness, so the Foundation setting (the
   // decoder's hot path) compiles to its own loop without the strict setting's work.
   @inline(__always)
-  private mutating func readDocument(_ strictness: Strictness) throws(JSONSyntaxError) {
-    skipWhitespace()
-    if strictness == .strict, index == count { throw error("the document is empty") }
+  private mutating func readDocument(
+    _ strictness: Strictness, afterValue: Bool = false
+  ) throws(JSONSyntaxError) {
+    var readsValue = !afterValue
+    if readsValue {
+      skipWhitespace()
+      if strictness == .strict, index == count { throw error("the document is empty") }
+    }
     while true {
-      try readValue(strictness)
+      if readsValue { try readValue(strictness) }
+      readsValue = true
       // After a value: close containers, or find the next element or member.
       while true {
         guard let isObject = open.last else {
