@@ -42,6 +42,7 @@ struct ProcessesCampaignTests {
     let inLock = report[figure: "in the lock per transaction (µs)"] ?? 0
     let calls = report[figure: "write protocol's calls per transaction (µs)"] ?? 0
     #expect(calls > 0 && calls <= inLock, "\(report)")
+    #expect((report[figure: "processor time per transaction (µs, all processes)"] ?? 0) > 0)
   }
 
   @Test("Two processes whose background saves race keep every item they added")

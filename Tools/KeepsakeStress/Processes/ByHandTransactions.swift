@@ -47,6 +47,7 @@ enum ByHandTransactions {
       close(folder)
     }
     if let code = ProcessesChild.start(nil, options.startFile) { return code }
+    let processorStart = LockTiming.processorTime()
     let decoder = JSONDecoder()
     let encoder = JSONEncoder()
     let temporary = path + ".by-hand-\(getpid())"
@@ -70,7 +71,7 @@ enum ByHandTransactions {
       }
       StandardOutput.write("added \(item.id)")
     }
-    StandardOutput.write(timed.timing.line)
+    StandardOutput.write(timed.timing(processorSince: processorStart).line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }

@@ -27,26 +27,46 @@ public struct LockTiming: Sendable, Equatable {
   /// Time of the protocol's calls in those holds, from the temporary file's creation to the
   /// last call before the lock's release (the folder's flush), in nanoseconds.
   public var protocolNanoseconds: Int64 = 0
+  /// Processor time the child used for its transactions (user and system, all its threads,
+  /// from the start to its last transaction), in nanoseconds.
+  ///
+  /// With every process on the same cores, what the others use while one holds the lock can
+  /// delay the holder: this is the whole work of a transaction, where the rest is its latency.
+  public var processorNanoseconds: Int64 = 0
 
   /// No time yet.
   public init() {}
 
-  /// The line a child prints: `timing <holds> <held ns> <writes> <protocol ns>`.
+  /// The line a child prints: `timing <holds> <held ns> <writes> <protocol ns> <processor ns>`.
   public var line: String {
-    "timing \(holds) \(heldNanoseconds) \(writes) \(protocolNanoseconds)"
+    "timing \(holds) \(heldNanoseconds) \(writes) \(protocolNanoseconds) \(processorNanoseconds)"
   }
 
   /// The timing a child's ``line`` gives, or `nil` when `line` is not one.
   public init?(line: String) {
     let words = line.split(separator: " ")
-    guard words.count == 5, words[0] == "timing", let holds = Int(words[1]),
+    guard words.count == 6, words[0] == "timing", let holds = Int(words[1]),
       let held = Int64(words[2]), let writes = Int(words[3]), let calls = Int64(words[4]),
-      holds >= 0, held >= 0, writes >= 0, calls >= 0
+      let processor = Int64(words[5]), holds >= 0, held >= 0, writes >= 0, calls >= 0,
+      processor >= 0
     else { return nil }
     self.holds = holds
     self.heldNanoseconds = held
     self.writes = writes
     self.protocolNanoseconds = calls
+    self.processorNanoseconds = processor
+  }
+
+  /// The processor time this process has used so far (user and system), in nanoseconds.
+  public static func processorTime() -> Int64 {
+    var time = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+  }
+
+  /// The processor time per hold, in seconds (0 without holds).
+  public var processorSecondsPerHold: Double {
+    holds > 0 ? Double(processorNanoseconds) / 1e9 / Double(holds) : 0
   }
 
   /// The time in the lock per hold, in seconds (0 without holds).
@@ -66,6 +86,7 @@ public struct LockTiming: Sendable, Equatable {
     sum.heldNanoseconds += rhs.heldNanoseconds
     sum.writes += rhs.writes
     sum.protocolNanoseconds += rhs.protocolNanoseconds
+    sum.processorNanoseconds += rhs.processorNanoseconds
     return sum
   }
 }
@@ -170,6 +191,13 @@ public final class TimedSystemCalls: Sendable {
       })
   }
 
-  /// What was measured so far.
-  public var timing: LockTiming { recorder.state.withLock { $0.timing } }
+  /// What was measured so far, with the processor time since `processorStart` (a reading of
+  /// ``LockTiming/processorTime()``).
+  public func timing(processorSince processorStart: Int64 = 0) -> LockTiming {
+    var timing = recorder.state.withLock { $0.timing }
+    if processorStart > 0 {
+      timing.processorNanoseconds = LockTiming.processorTime() - processorStart
+    }
+    return timing
+  }
 }

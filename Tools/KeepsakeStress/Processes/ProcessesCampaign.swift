@@ -164,6 +164,9 @@ public struct ProcessesCampaign: Sendable {
       .init(
         "\(prefix)write protocol's calls per transaction (µs)",
         Int((timing.protocolSecondsPerWrite * 1e6).rounded())),
+      .init(
+        "\(prefix)processor time per transaction (µs, all processes)",
+        Int((timing.processorSecondsPerHold * 1e6).rounded())),
     ]
   }
 

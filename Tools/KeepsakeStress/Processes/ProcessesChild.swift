@@ -132,6 +132,7 @@ public enum ProcessesChild {
   private static func update(_ options: Options, _ timed: TimedSystemCalls) async -> Int32 {
     @Shared(.fileStorage(options.url)) var items: [ProcessItem] = []
     if let code = start($items.loadError, options.startFile) { return code }
+    let processorStart = LockTiming.processorTime()
     for index in 0..<options.count {
       let item = ProcessItem(process: options.process, index: index)
       do {
@@ -142,7 +143,7 @@ public enum ProcessesChild {
       }
       StandardOutput.write("added \(item.id)")
     }
-    StandardOutput.write(timed.timing.line)
+    StandardOutput.write(timed.timing(processorSince: processorStart).line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }
@@ -152,6 +153,7 @@ public enum ProcessesChild {
   {
     @Shared(.fileStorage(options.url)) var items: [ProcessItem] = []
     if let code = start($items.loadError, options.startFile) { return code }
+    let processorStart = LockTiming.processorTime()
     for index in 0..<options.count {
       let item = ProcessItem(process: options.process, index: index)
       do {
@@ -162,7 +164,7 @@ public enum ProcessesChild {
       }
       StandardOutput.write("added \(item.id)")
     }
-    StandardOutput.write(timed.timing.line)
+    StandardOutput.write(timed.timing(processorSince: processorStart).line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
   }
