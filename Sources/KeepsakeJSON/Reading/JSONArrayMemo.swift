@@ -26,9 +26,10 @@ extension KeepsakeJSONDecoder {
   /// The value and the errors are those of ``decode(_:from:)``: an element is taken from the memo
   /// only when every byte of the file up to its end (and, for a number or literal, the byte
   /// after it) is the same as in the memo's file, so it is the same element at the same index.
-  /// The new file's structure is checked from the end of the last element taken (the bytes before
-  /// it were checked when the memo was made). Anything unusual (a byte order mark, another encoding, a value
-  /// that is not an array, any error) goes the usual way, which then gives the usual error.
+  /// The new file's structure is checked from the end of the last element taken (the bytes
+  /// before it were checked when the memo was made). Anything unusual (a byte order mark,
+  /// another encoding, a value that is not an array, any error) goes the usual way, which then
+  /// gives the usual error.
   ///
   /// NB: an element is identified by its bytes, never by comparing values (`==` may compare only
   /// an `id`). What is taken from the memo is the element as it was decoded then; a type whose
