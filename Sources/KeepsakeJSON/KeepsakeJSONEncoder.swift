@@ -30,7 +30,7 @@ package struct KeepsakeJSONEncoder: Sendable {
   package func encode<T: Encodable>(_ value: T) throws -> Data {
     let state = JSONEncodingState()
     do {
-      try state.encodeValue(value, step: nil, isTopLevel: true)
+      try state.encodeValue(value, index: nil, isTopLevel: true)
     } catch {
       guard state.needsFoundation else { throw error }
     }

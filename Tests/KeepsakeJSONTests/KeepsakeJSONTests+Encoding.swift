@@ -33,6 +33,7 @@ extension KeepsakeJSONTests {
       EncodingProbe([
         Draft(id: UUID(), body: "Plan ✈️ / \"Zürich\"", pinned: true, tags: ["a", "b"])
       ]),
+      EncodingProbe("coding paths under keys and positions", PathTree(failing: false)),
     ])
   func writesFoundationsBytes(probe: EncodingProbe) {
     #expect(probe.keepsake.hasPrefix("ok"))
@@ -59,6 +60,7 @@ extension KeepsakeJSONTests {
       EncodingProbe("511 arrays deep (fine)", Nest(depth: 511)),
       EncodingProbe("512 arrays deep", Nest(depth: 512)),
       EncodingProbe("NaN below 600 arrays (the NaN wins)", NaNNest(depth: 600)),
+      EncodingProbe("NaN under keys and positions", PathTree(failing: true)),
     ])
   func encoderRefusesLikeFoundation(probe: EncodingProbe) {
     #expect(probe.keepsake == probe.foundation)
@@ -109,6 +111,42 @@ struct EncodingProbe: Sendable, CustomTestStringConvertible {
 
   var keepsake: String { outcome { try KeepsakeJSONEncoder().encode(value) } }
   var foundation: String { outcome { try KeepsakeJSONTests.foundationEncoder.encode(value) } }
+}
+
+/// Writes the coding path it is encoded at, as its encoder reports it.
+private struct PathEcho: Encodable, Sendable {
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(describe(encoder.codingPath))
+  }
+}
+
+/// The keys of `path`, with their integer values.
+private func describe(_ path: [any CodingKey]) -> String {
+  path.map { "\($0.stringValue)#\($0.intValue.map(String.init) ?? "-")" }.joined(separator: "/")
+}
+
+/// Values and containers nested under keys and array positions, each writing the coding path
+/// its encoder or container reports; `failing`, with a NaN at the deepest place.
+private struct PathTree: Encodable, Sendable {
+  enum Key: String, CodingKey { case a, b, c, d }
+  var failing: Bool
+
+  func encode(to encoder: any Encoder) throws {
+    var root = encoder.container(keyedBy: Key.self)
+    try root.encode(PathEcho(), forKey: .a)
+    var inner = root.nestedContainer(keyedBy: Key.self, forKey: .b)
+    try inner.encode(describe(inner.codingPath), forKey: .a)
+    try inner.encode([[PathEcho()], [PathEcho(), PathEcho()]], forKey: .b)
+    var list = inner.nestedUnkeyedContainer(forKey: .c)
+    try list.encode(PathEcho())
+    try list.encode(["k": PathEcho()])
+    var deeper = list.nestedContainer(keyedBy: Key.self)
+    try deeper.encode(describe(deeper.codingPath), forKey: .d)
+    try list.encode(describe(list.codingPath))
+    if failing { try list.encode(["x": [1, Double.nan]]) }
+    try root.encode(PathEcho(), forKey: .d)
+  }
 }
 
 /// Arrays nested `depth` deep around a NaN.

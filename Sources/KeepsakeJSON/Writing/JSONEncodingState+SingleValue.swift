@@ -110,7 +110,7 @@ extension JSONEncodingState: SingleValueEncodingContainer {
     guard beginSingleValue() else { return }
     let mark = mark()
     do {
-      try encodeValue(value, step: nil)
+      try encodeValue(value, index: nil)
     } catch {
       restore(mark)
       slots[slots.count - 1].wroteSingleValue = false
@@ -124,11 +124,27 @@ extension JSONEncodingState: SingleValueEncodingContainer {
     return self
   }
 
-  /// The coding path of a container's frame.
+  /// The coding path of a container's frame: its value's, then the places of the nested
+  /// containers down to it, as Foundation gives it.
+  ///
+  /// NB: Foundation's containers report their whole path, but a value written through a nested
+  /// container gets its encoder's path and its own key (`encoder.codingPath + [key]`), without the
+  /// nested containers' keys; ``path`` holds that, and a container adds its frames' steps.
   func containerPath(_ frame: FrameReference) -> [any CodingKey] {
     guard frame.index >= 0, frame.index < frames.count, frames[frame.index].serial == frame.serial
     else { return codingPath }
-    return path.prefix(frames[frame.index].pathDepth).map(\.codingKey)
+    // NB: a slot's open frames are a chain, each nested in the one below it (using a container
+    // closes the frames above it).
+    var nested: [any CodingKey] = []
+    var index = frame.index
+    let slot = frames[index].slot
+    while index >= 0, frames[index].slot == slot {
+      if let step = frames[index].step {
+        nested.append(step.isKey ? frameKeys[step.place] : JSONCodingKey(index: step.place))
+      }
+      index -= 1
+    }
+    return path.prefix(frames[frame.index].pathDepth).map(codingKey) + nested.reversed()
   }
 }
 

@@ -22,11 +22,11 @@ extension JSONEncodingState {
   /// - Throws: `EncodingError.invalidValue` for NaN and infinities (Foundation's default
   ///   non-conforming float strategy), naming the value's coding path.
   func writeFloat<T: BinaryFloatingPoint & CustomStringConvertible>(
-    _ value: T, step: CodingStep?
+    _ value: T, step: @autoclosure () -> CodingStep?
   ) throws {
     guard value.isFinite else {
       var path = codingPath
-      if let step { path.append(step.codingKey) }
+      if let step = step() { path.append(step.codingKey) }
       throw EncodingError.invalidValue(
         value,
         .init(
@@ -132,7 +132,9 @@ extension JSONEncodingState {
     if members.count - base >= 2, !membersAreSortedAndPlain(from: base) {
       rewriteSorted(from: base)
     }
-    members.removeSubrange(base...)
+    // NB: one at a time: `removeSubrange` went through the generic `replaceSubrange`, about 320
+    // instructions for the one member of a small struct (issue 25).
+    while members.count > base { members.removeLast() }
     output.append(UInt8(ascii: "}"))
   }
 

@@ -17,10 +17,12 @@ final class JSONEncodingState: Encoder {
     var serial: Int
     /// The slot (the value being encoded) that opened the frame.
     var slot: Int
-    /// The length of the frame's coding path.
+    /// The length of ``path`` when the frame was opened: the coding path of the value whose
+    /// container it is (or whose container's nested container).
     var pathDepth: Int
-    /// Whether opening the frame added a step to ``path`` (a nested container).
-    var addedStep: Bool
+    /// The frame's place in its parent frame, for a nested container (its key is in
+    /// ``frameKeys``).
+    var step: PathStep?
     /// Where the frame's members start in ``members`` (objects).
     var memberBase: Int
     /// Members or elements written so far.
@@ -49,6 +51,19 @@ final class JSONEncodingState: Encoder {
     var wroteSingleValue = false
   }
 
+  /// One step of ``path`` (or a frame's): an array position, or a member whose key is in
+  /// ``pathKeys`` (or ``frameKeys``).
+  ///
+  /// NB: two plain words, so a step is pushed and popped by copying them: a `CodingStep?`,
+  /// an enum holding an `any CodingKey`, was copied and destroyed through value witnesses for
+  /// every element of an array, a third of the time of encoding an array of small structs
+  /// (issue 25).
+  struct PathStep {
+    /// The array position, or where the key is in ``pathKeys``.
+    var place: Int
+    var isKey: Bool
+  }
+
   /// A container's frame, valid while the frame with this serial number is open.
   struct FrameReference {
     var index: Int
@@ -60,7 +75,13 @@ final class JSONEncodingState: Encoder {
   // Foundation are built with `-enforce-exclusivity=unchecked`). The state belongs to one
   // `encode` call on one thread and no user code runs while a property is being accessed.
   @exclusivity(unchecked) var output = JSONOutput()
-  @exclusivity(unchecked) var path: [CodingStep] = []
+  /// The coding path of the value being written, as Foundation's encoder gives it: the places
+  /// of the values, not of the nested containers between them (see ``containerPath(_:)``).
+  @exclusivity(unchecked) var path: [PathStep] = []
+  /// The keys of the path's members, in order (``PathStep/place``).
+  @exclusivity(unchecked) var pathKeys: [any CodingKey] = []
+  /// The keys of the open nested containers' members, in order.
+  @exclusivity(unchecked) var frameKeys: [any CodingKey] = []
   @exclusivity(unchecked) var frames: [Frame] = []
   @exclusivity(unchecked) var members: [Member] = []
   @exclusivity(unchecked) var slots: [Slot] = []
@@ -78,7 +99,34 @@ final class JSONEncodingState: Encoder {
     path.reserveCapacity(16)
   }
 
-  var codingPath: [any CodingKey] { path.map(\.codingKey) }
+  var codingPath: [any CodingKey] { path.map(codingKey) }
+
+  /// The key `step` stands for.
+  func codingKey(_ step: PathStep) -> any CodingKey {
+    step.isKey ? pathKeys[step.place] : JSONCodingKey(index: step.place)
+  }
+
+  /// Adds an array position to the path.
+  func pushIndex(_ index: Int) {
+    path.append(PathStep(place: index, isKey: false))
+  }
+
+  /// Adds a member's key to the path.
+  func pushKey(_ key: some CodingKey) {
+    pathKeys.append(key)
+    path.append(PathStep(place: pathKeys.count - 1, isKey: true))
+  }
+
+  /// Removes the path's last step.
+  func popStep() {
+    if path.removeLast().isKey { pathKeys.removeLast() }
+  }
+
+  /// The step of a nested container for the member `key`.
+  func frameStep(_ key: some CodingKey) -> PathStep {
+    frameKeys.append(key)
+    return PathStep(place: frameKeys.count - 1, isKey: true)
+  }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   // MARK: - Encoder
@@ -119,15 +167,16 @@ final class JSONEncodingState: Encoder {
 
   // MARK: - Frames
 
-  /// Opens a container at the end of the output, inside the current slot.
-  func openFrame(isObject: Bool, parentMember: Int, step: CodingStep?) -> FrameReference {
-    if let step { path.append(step) }
+  /// Opens a container at the end of the output, inside the current slot; `step` is its place
+  /// in its parent for a nested container (a key made with ``frameStep(_:)``, removed when the
+  /// frame closes).
+  func openFrame(isObject: Bool, parentMember: Int, step: PathStep?) -> FrameReference {
     if frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
     nextSerial += 1
     frames.append(
       Frame(
         isObject: isObject, serial: nextSerial, slot: slots.count - 1, pathDepth: path.count,
-        addedStep: step != nil, memberBase: members.count, parentMember: parentMember))
+        step: step, memberBase: members.count, parentMember: parentMember))
     output.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
     return FrameReference(index: frames.count - 1, serial: nextSerial)
   }
@@ -161,29 +210,58 @@ final class JSONEncodingState: Encoder {
       output.append(UInt8(ascii: "]"))
     }
     frames.removeLast()
-    if frame.addedStep { path.removeLast() }
+    if frame.step?.isKey == true { frameKeys.removeLast() }
     if frame.parentMember >= 0 { members[frame.parentMember].end = output.count }
   }
 
   // MARK: - Values
 
-  /// Writes `value` at the end of the output, `step` being its place in the current container.
-  func encodeValue<T: Encodable>(_ value: T, step: CodingStep?, isTopLevel: Bool = false) throws {
+  /// Writes `value` at the end of the output, at position `index` of the current array (or at
+  /// the top level, or as a single value, when `nil`).
+  func encodeValue<T: Encodable>(_ value: T, index: Int?, isTopLevel: Bool = false) throws {
     guard !needsFoundation else { return }
-    // The types Foundation's JSONEncoder treats specially (its default strategies), then UUID.
+    if try encodeSpecially(value, step: index.map(CodingStep.index)) { return }
+    if let index { pushIndex(index) }
+    try encodeContents(value, isTopLevel: isTopLevel)
+    if index != nil && !needsFoundation { popStep() }
+  }
+
+  /// Writes `value` at the end of the output, as the member `key` of the current object.
+  func encodeValue<T: Encodable>(_ value: T, key: some CodingKey) throws {
+    guard !needsFoundation else { return }
+    if try encodeSpecially(value, step: .key(key)) { return }
+    pushKey(key)
+    try encodeContents(value, isTopLevel: false)
+    if !needsFoundation { popStep() }
+  }
+
+  /// Writes `value` if it is of a type Foundation's JSONEncoder treats specially, or a UUID.
+  ///
+  /// The types are those of Foundation's default strategies. Returns whether `value` was one;
+  /// `step` names its place, for an error.
+  private func encodeSpecially<T: Encodable>(
+    _ value: T, step: @autoclosure () -> CodingStep?
+  ) throws -> Bool {
     // NB: Foundation tests `value as? Date`, which also matches an `Optional<Date>`; that
     // optional reaches the same bytes here through its own `encode(to:)`.
     if T.self == Date.self {
-      return try writeFloat(cast(value, to: Date.self).timeIntervalSinceReferenceDate, step: step)
+      try writeFloat(cast(value, to: Date.self).timeIntervalSinceReferenceDate, step: step())
+    } else if T.self == Data.self {
+      writeString(cast(value, to: Data.self).base64EncodedString())
+    } else if T.self == URL.self {
+      writeString(cast(value, to: URL.self).absoluteString)
+    } else if T.self == Decimal.self {
+      output.append(contentsOf: cast(value, to: Decimal.self).description)
+    } else if T.self == UUID.self {
+      writeUUID(cast(value, to: UUID.self))
+    } else {
+      return false
     }
-    if T.self == Data.self { return writeString(cast(value, to: Data.self).base64EncodedString()) }
-    if T.self == URL.self { return writeString(cast(value, to: URL.self).absoluteString) }
-    if T.self == Decimal.self {
-      return output.append(contentsOf: cast(value, to: Decimal.self).description)
-    }
-    if T.self == UUID.self { return writeUUID(cast(value, to: UUID.self)) }
+    return true
+  }
 
-    if let step { path.append(step) }
+  /// Runs `value`'s `encode(to:)` in a slot of its own, and closes what it opened.
+  private func encodeContents<T: Encodable>(_ value: T, isTopLevel: Bool) throws {
     slots.append(Slot())
     try value.encode(to: self)
     guard !needsFoundation else { return }
@@ -201,7 +279,6 @@ final class JSONEncodingState: Encoder {
       output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
     slots.removeLast()
-    if step != nil { path.removeLast() }
   }
 
   /// What the output and stacks were, to undo a value whose encoding threw (a type may catch the
@@ -209,6 +286,8 @@ final class JSONEncodingState: Encoder {
   struct Mark {
     var output: Int
     var path: Int
+    var pathKeys: Int
+    var frameKeys: Int
     var frames: Int
     var members: Int
     var slots: Int
@@ -216,7 +295,8 @@ final class JSONEncodingState: Encoder {
 
   func mark() -> Mark {
     Mark(
-      output: output.count, path: path.count, frames: frames.count, members: members.count,
+      output: output.count, path: path.count, pathKeys: pathKeys.count,
+      frameKeys: frameKeys.count, frames: frames.count, members: members.count,
       slots: slots.count)
   }
 
@@ -224,6 +304,8 @@ final class JSONEncodingState: Encoder {
     guard !needsFoundation else { return }
     output.truncate(to: mark.output)
     path.removeSubrange(mark.path...)
+    pathKeys.removeSubrange(mark.pathKeys...)
+    frameKeys.removeSubrange(mark.frameKeys...)
     frames.removeSubrange(mark.frames...)
     members.removeSubrange(mark.members...)
     slots.removeSubrange(mark.slots...)

@@ -141,7 +141,7 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     let mark = state.mark()
     let member = state.beginMember(in: index, key: key)
     do {
-      try state.encodeValue(value, step: .key(key))
+      try state.encodeValue(value, key: key)
     } catch {
       state.restore(mark)
       throw error
@@ -172,6 +172,6 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     state.members.append(member)
     state.frames[index].count += 1
     return state.openFrame(
-      isObject: isObject, parentMember: state.members.count - 1, step: .key(key))
+      isObject: isObject, parentMember: state.members.count - 1, step: state.frameStep(key))
   }
 }

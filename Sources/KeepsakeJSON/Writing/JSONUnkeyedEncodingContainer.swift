@@ -132,7 +132,7 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let mark = state.mark()
     guard let index = begin() else { return }
     do {
-      try state.encodeValue(value, step: .index(state.frames[index].count))
+      try state.encodeValue(value, index: state.frames[index].count)
     } catch {
       state.restore(mark)
       throw error
@@ -165,6 +165,8 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     guard let index = begin() else { return .invalid }
     let position = state.frames[index].count
     state.frames[index].count += 1
-    return state.openFrame(isObject: isObject, parentMember: -1, step: .index(position))
+    return state.openFrame(
+      isObject: isObject, parentMember: -1,
+      step: JSONEncodingState.PathStep(place: position, isKey: false))
   }
 }

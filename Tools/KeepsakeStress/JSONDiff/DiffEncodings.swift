@@ -34,7 +34,9 @@ struct DiffOddEncoding: Encodable {
     func encode(to encoder: any Encoder) throws {}
   }
 
-  /// Writes its encoder's coding path, and its containers', as strings.
+  /// Writes its encoder's coding path, and its containers', as strings, and values that write
+  /// their own encoder's path from inside its nested containers (Foundation leaves the nested
+  /// containers' keys out of those).
   struct PathWriter: Encodable {
     func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: Key.self)
@@ -43,8 +45,18 @@ struct DiffOddEncoding: Encodable {
       var nested = container.nestedUnkeyedContainer(forKey: Key("nested"))
       try nested.encode(DiffInspector.renderPath(nested.codingPath))
       try nested.encode(nested.count)
+      try nested.encode(EncoderPath())
       var deeper = nested.nestedContainer(keyedBy: Key.self)
       try deeper.encode(DiffInspector.renderPath(deeper.codingPath), forKey: Key("deeper"))
+      try deeper.encode([EncoderPath()], forKey: Key("value"))
+    }
+  }
+
+  /// Writes its encoder's coding path as its single value.
+  struct EncoderPath: Encodable {
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(DiffInspector.renderPath(encoder.codingPath))
     }
   }
 
