@@ -37,7 +37,9 @@ final class JSONObjectTable: CodingPathNode {
     self.parent = parent
     self.step = step
     index = nil
-    members.removeAll(keepingCapacity: true)
+    // NB: one at a time: `removeAll(keepingCapacity:)` went through the generic
+    // `replaceSubrange`, about 75 instructions for an object of one member (issue 25).
+    while !members.isEmpty { members.removeLast() }
     let base = state.source.base
     var position = state.skipWhitespace(from: offset + 1)
     if base[position] != UInt8(ascii: "}") {
