@@ -70,11 +70,9 @@ package struct KeepsakeJSONDecoder: Sendable {
     _ bytes: UnsafeBufferPointer<UInt8>, validatedPrefix: Int = 0,
     _ body: (JSONDecodingState) throws -> R
   ) throws -> R {
-    let isValid =
-      validatedPrefix > 0
-      ? JSONReader.hasValidStructure(bytes, afterTopLevelElementEndingAt: validatedPrefix)
-      : JSONReader.hasValidStructure(bytes)
-    guard let base = bytes.baseAddress, isValid else { throw JSONLazyError() }
+    guard let base = bytes.baseAddress,
+      JSONReader.hasValidStructure(bytes, afterTopLevelElementEndingAt: validatedPrefix)
+    else { throw JSONLazyError() }
     var state = JSONDecodingState(
       source: JSONSource(base: base, count: bytes.count), position: 0, parent: nil, step: nil)
     state.position = state.skipWhitespace(from: 0)

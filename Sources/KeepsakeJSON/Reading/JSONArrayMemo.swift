@@ -72,7 +72,7 @@ extension KeepsakeJSONDecoder {
       if let memo, reused > 0 {
         elements.append(contentsOf: memo.elements[..<reused])
         ends.append(contentsOf: memo.ends[..<reused])
-        container.skipElements(reused, lastEndingAt: memo.ends[reused - 1])
+        container.skipElements(reused, lastEndingAt: prefix)
       }
       while !container.isAtEnd {
         var end = -1

@@ -50,33 +50,25 @@ struct JSONReader {
   }
 
   /// Whether `bytes` (UTF-8, without a byte order mark) has a structure Foundation accepts.
-  static func hasValidStructure(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return false }
-    var reader = JSONReader(base: base, count: bytes.count)
-    do {
-      try reader.readDocument(.foundation)
-      return true
-    } catch {
-      return false
-    }
-  }
-
-  /// Whether `bytes` has a structure Foundation accepts, given that its first `prefix` bytes are
-  /// those of a document that had one, up to the end of an element of its top-level array.
+  ///
+  /// `prefix`, when not 0, says the first `prefix` bytes are those of a document that had one,
+  /// up to the end of an element of its top-level array: only the rest is read.
   ///
   /// NB: reading is a state machine over the bytes. After an element of the top-level array its
   /// state is the same whatever came before (one open array, nothing else), so reading on from
   /// there answers as reading the whole would (``JSONArrayMemo``: a file read again after an
   /// append checks what was appended, not the whole file again).
   static func hasValidStructure(
-    _ bytes: UnsafeBufferPointer<UInt8>, afterTopLevelElementEndingAt prefix: Int
+    _ bytes: UnsafeBufferPointer<UInt8>, afterTopLevelElementEndingAt prefix: Int = 0
   ) -> Bool {
-    guard let base = bytes.baseAddress, prefix > 0, prefix <= bytes.count else { return false }
+    guard let base = bytes.baseAddress, prefix >= 0, prefix <= bytes.count else { return false }
     var reader = JSONReader(base: base, count: bytes.count)
-    reader.index = prefix
-    reader.open.append(false)
+    if prefix > 0 {
+      reader.index = prefix
+      reader.open.append(false)
+    }
     do {
-      try reader.readDocument(.foundation, afterValue: true)
+      try reader.readDocument(.foundation, afterValue: prefix > 0)
       return true
     } catch {
       return false

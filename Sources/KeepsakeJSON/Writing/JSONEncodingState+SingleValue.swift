@@ -139,12 +139,11 @@ extension JSONEncodingState: SingleValueEncodingContainer {
     var index = frame.index
     let slot = frames[index].slot
     while index >= 0, frames[index].slot == slot {
-      if let step = frames[index].step {
-        nested.append(step.isKey ? frameKeys[step.place] : JSONCodingKey(index: step.place))
-      }
+      if let step = frames[index].step { nested.append(step.codingKey(in: frameKeys)) }
       index -= 1
     }
-    return path.prefix(frames[frame.index].pathDepth).map(codingKey) + nested.reversed()
+    return path.prefix(frames[frame.index].pathDepth).map { $0.codingKey(in: pathKeys) }
+      + nested.reversed()
   }
 }
 

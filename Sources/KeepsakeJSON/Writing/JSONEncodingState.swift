@@ -62,6 +62,11 @@ final class JSONEncodingState: Encoder {
     /// The array position, or where the key is in ``pathKeys``.
     var place: Int
     var isKey: Bool
+
+    /// The key the step stands for, its key taken from `keys` (``pathKeys`` or ``frameKeys``).
+    func codingKey(in keys: [any CodingKey]) -> any CodingKey {
+      isKey ? keys[place] : JSONCodingKey(index: place)
+    }
   }
 
   /// A container's frame, valid while the frame with this serial number is open.
@@ -99,12 +104,7 @@ final class JSONEncodingState: Encoder {
     path.reserveCapacity(16)
   }
 
-  var codingPath: [any CodingKey] { path.map(codingKey) }
-
-  /// The key `step` stands for.
-  func codingKey(_ step: PathStep) -> any CodingKey {
-    step.isKey ? pathKeys[step.place] : JSONCodingKey(index: step.place)
-  }
+  var codingPath: [any CodingKey] { path.map { $0.codingKey(in: pathKeys) } }
 
   /// Adds an array position to the path.
   func pushIndex(_ index: Int) {
