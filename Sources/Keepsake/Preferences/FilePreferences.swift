@@ -63,13 +63,7 @@ package final class FilePreferences: PreferencesStore {
   /// `$XDG_CONFIG_HOME/keepsake/<suite>.json`, else `~/.config/keepsake/<suite>.json`.
   package static func defaultURL(suiteName: String?) -> URL {
     let environment = ProcessInfo.processInfo.environment
-    let base: URL
-    if let config = environment["XDG_CONFIG_HOME"], !config.isEmpty {
-      base = URL(fileURLWithPath: config, isDirectory: true)
-    } else {
-      base = FileManager.default.homeDirectoryForCurrentUser
-        .appendingPathComponent(".config", isDirectory: true)
-    }
+    let base = UserFolders.configuration(environment: environment)
     let suite = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     return base.appendingPathComponent("keepsake", isDirectory: true)
       .appendingPathComponent("\(suite).json")

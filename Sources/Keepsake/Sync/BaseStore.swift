@@ -5,8 +5,8 @@ import Synchronization
 /// engines' conflict copies, kept *outside* the synced folders so that no engine ever carries
 /// them to another device.
 ///
-/// It lives in `$XDG_STATE_HOME/keepsake/` (else `~/.local/state/keepsake/`) on Linux and in
-/// Application Support on Apple platforms, on the storage context's file system: under test,
+/// It lives in `$XDG_STATE_HOME/keepsake/` when that is set, else in Application Support on
+/// Apple platforms and `~/.local/state/keepsake/` on the others, on the storage context's file system: under test,
 /// on the test's own disk. Per file, a folder holds whole versions, one file each, named
 /// `<time>-<kind>-<hash>.json` (`kind`: `w` a save of this device, `m` a merge this device
 /// wrote, `r` a version it read), so that every process of the device shares them without an
@@ -73,24 +73,13 @@ struct BaseStore: Sendable {
     self.root = root
   }
 
-  /// `$XDG_STATE_HOME/keepsake` (else `~/.local/state/keepsake`) on Linux, Application
-  /// Support's `keepsake` folder on Apple platforms.
-  static func defaultRoot(environment: [String: String]) -> URL {
-    #if canImport(Darwin)
-      let support =
-        FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(
-          "Library/Application Support")
-      return support.appendingPathComponent("keepsake", isDirectory: true)
-    #else
-      if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-        return URL(fileURLWithPath: state, isDirectory: true)
-          .appendingPathComponent("keepsake", isDirectory: true)
-      }
-      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-      return URL(fileURLWithPath: home, isDirectory: true)
-        .appendingPathComponent(".local/state/keepsake", isDirectory: true)
-    #endif
+  /// `$XDG_STATE_HOME/keepsake` on every platform; else Application Support's `keepsake`
+  /// folder on Apple platforms and `~/.local/state/keepsake` on the others.
+  static func defaultRoot(
+    environment: [String: String], applicationSupport: URL? = UserFolders.applicationSupport
+  ) -> URL {
+    UserFolders.state(environment: environment, applicationSupport: applicationSupport)
+      .appendingPathComponent("keepsake", isDirectory: true)
   }
 
   // MARK: - The device

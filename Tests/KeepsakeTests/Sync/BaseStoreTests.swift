@@ -10,16 +10,32 @@ struct BaseStoreTests {
   func version(_ number: Int) -> Data { Data(#"{"content":[\#(number)],"version":1}"#.utf8) }
 
   @Test(
-    "On Linux it lives in XDG_STATE_HOME, else in ~/.local/state, outside any synced folder",
+    "It lives in XDG_STATE_HOME on every platform, else in Application Support on Apple platforms, else in ~/.local/state: outside any synced folder",
     arguments: [
-      (["XDG_STATE_HOME": "/var/state", "HOME": "/home/ann"], "/var/state/keepsake"),
-      (["HOME": "/home/ann"], "/home/ann/.local/state/keepsake"),
-      (["XDG_STATE_HOME": "relative", "HOME": "/home/ann"], "/home/ann/.local/state/keepsake"),
-    ])
-  func location(_ environment: [String: String], _ path: String) {
-    #if !canImport(Darwin)
-      #expect(BaseStore.defaultRoot(environment: environment).path == path)
-    #endif
+      (["XDG_STATE_HOME": "/var/state", "HOME": "/home/ann"], nil, "/var/state/keepsake"),
+      (["HOME": "/home/ann"], nil, "/home/ann/.local/state/keepsake"),
+      (
+        ["XDG_STATE_HOME": "relative", "HOME": "/home/ann"], nil, "/home/ann/.local/state/keepsake"
+      ),
+      (
+        ["XDG_STATE_HOME": "/tmp/two/dev1/state"], "/Users/ann/Library/Application Support",
+        "/tmp/two/dev1/state/keepsake"
+      ),
+      (
+        ["HOME": "/Users/ann"], "/Users/ann/Library/Application Support",
+        "/Users/ann/Library/Application Support/keepsake"
+      ),
+    ] as [([String: String], String?, String)])
+  func location(_ environment: [String: String], _ support: String?, _ path: String) {
+    let support = support.map { URL(fileURLWithPath: $0, isDirectory: true) }
+    #expect(
+      BaseStore.defaultRoot(environment: environment, applicationSupport: support).path == path)
+  }
+
+  @Test("Without HOME the system's home folder stands in, never a relative path")
+  func noHome() {
+    let root = BaseStore.defaultRoot(environment: [:], applicationSupport: nil)
+    #expect(root.path == NSHomeDirectory() + "/.local/state/keepsake")
   }
 
   @Test("Under test it is on the test's own disk, never the developer's")

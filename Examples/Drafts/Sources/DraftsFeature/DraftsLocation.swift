@@ -19,8 +19,9 @@ public enum DraftsLocation {
     if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
       base = URL(fileURLWithPath: data, isDirectory: true)
     } else {
-      let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-      base = (home ?? FileManager.default.homeDirectoryForCurrentUser)
+      // NB: `homeDirectoryForCurrentUser` is macOS only; `NSHomeDirectory()` is everywhere.
+      let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+      base = URL(fileURLWithPath: home, isDirectory: true)
         .appendingPathComponent(".local/share", isDirectory: true)
     }
     return base.appendingPathComponent("keepsake-drafts/drafts.json")
