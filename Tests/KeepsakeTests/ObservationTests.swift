@@ -226,6 +226,7 @@ struct ObservationTests {
   }
 
   @Test("The values of an Observations sequence follow the changes")
+  @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
   func observationsSequence() async throws {
     @Shared(.inMemory("sequence")) var value = 0
     let shared = $value
