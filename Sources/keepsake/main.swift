@@ -14,8 +14,9 @@ do {
     throw ToolError(error.description)
   }
   let output = try KeepsakeTool(fileSystem: LocalFileSystem()).run(arguments)
-  print(output)
+  print(output.text)
+  exit(output.status.rawValue)
 } catch let error as ToolError {
   FileHandle.standardError.write(Data("keepsake: \(error.message)\n".utf8))
-  exit(1)
+  exit(error.status.rawValue)
 }

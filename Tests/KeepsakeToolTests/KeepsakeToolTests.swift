@@ -8,7 +8,12 @@ import Testing
 @Suite("keepsake tool")
 struct KeepsakeToolTests {
   let disk = InMemoryFileSystem()
-  var tool: KeepsakeTool { KeepsakeTool(fileSystem: disk) }
+  var tool: KeepsakeTool {
+    let disk = disk
+    return KeepsakeTool(
+      fileSystem: disk,
+      folderExists: { folder in disk.files.keys.contains { $0.hasPrefix(folder.path + "/") } })
+  }
   let folder = URL(fileURLWithPath: "/data")
   var file: URL { folder.appendingPathComponent("drafts.json") }
 
@@ -16,7 +21,7 @@ struct KeepsakeToolTests {
   func inspectEnvelope() throws {
     let bytes = Data(#"{"version":3,"content":[{"id":1},{"id":2}]}"#.utf8)
     disk.setContents(bytes, at: file)
-    let output = try tool.run(["inspect", file.path])
+    let output = try tool.run(["inspect", file.path]).text
     #expect(output.contains("format: envelope, version 3"))
     #expect(output.contains("items: 2"))
     #expect(output.contains("size: \(bytes.count) bytes"))
@@ -28,23 +33,83 @@ struct KeepsakeToolTests {
   @Test("inspect recognizes a legacy file with no envelope")
   func inspectLegacy() throws {
     disk.setContents(Data(#"[{"id":"a","text":"x"}]"#.utf8), at: file)
-    let output = try tool.run(["inspect", file.path])
+    let output = try tool.run(["inspect", file.path]).text
     #expect(output.contains("format: legacy, no envelope"))
     #expect(output.contains("items: 1"))
   }
 
-  @Test("inspect reports a file that is not JSON, without failing")
+  @Test("inspect describes a file that is not JSON, and ends with the status that says so")
   func inspectGarbage() throws {
     disk.setContents(Data([0xFF, 0x00, 0x7B]), at: file)
     let output = try tool.run(["inspect", file.path])
-    #expect(output.contains("parses: no"))
+    #expect(output.text.contains("parses: no"))
+    #expect(output.status == .notKeepsake)
   }
 
-  @Test("inspect reports an envelope whose version is not an integer")
+  @Test("inspect reports an envelope whose version is not an integer, with the status that says so")
   func inspectBadVersion() throws {
     disk.setContents(Data(#"{"version":"3","content":[]}"#.utf8), at: file)
     let output = try tool.run(["inspect", file.path])
-    #expect(output.contains("invalid version (string)"))
+    #expect(output.text.contains("invalid version (string)"))
+    #expect(output.status == .notKeepsake)
+  }
+
+  @Test("inspect ends with status 0 only when it read a JSON file")
+  func inspectStatus() throws {
+    disk.setContents(Data(#"{"version":1,"content":[]}"#.utf8), at: file)
+    #expect(try tool.run(["inspect", file.path]).status == .done)
+  }
+
+  @Test(
+    "Each way a command can fail has its own status",
+    arguments: [
+      (["inspect", "/data/missing.json"], ToolStatus.notRead),
+      (["quarantined", "/no/such/folder"], .notRead),
+      (["restore", "/data/drafts.json"], .refused),
+      (["restore"], .usage),
+      (["frobnicate"], .usage),
+    ])
+  func statuses(_ arguments: [String], _ status: ToolStatus) {
+    disk.setContents(Data("{}".utf8), at: file)
+    #expect {
+      try tool.run(arguments)
+    } throws: { error in
+      (error as? ToolError)?.status == status
+    }
+  }
+
+  @Test("quarantined on a folder that is not there says so, rather than 'no copies'")
+  func quarantinedMissingFolder() {
+    #expect {
+      try tool.run(["quarantined", "/no/such/folder"])
+    } throws: { error in
+      (error as? ToolError)?.message == "there is no folder at /no/such/folder"
+    }
+  }
+
+  @Test("A copy larger than apps read is refused with plain advice, and restored with --large")
+  func restoreLarge() throws {
+    var tool = self.tool
+    tool.readLimit = 4
+    disk.setContents(Data("ours".utf8), at: file)
+    let copy = folder.appendingPathComponent("drafts.kept-20261201T090000Z.json")
+    disk.setContents(Data("a larger file".utf8), at: copy)
+    let before = disk.files
+
+    #expect {
+      try tool.run(["restore", copy.path])
+    } throws: { error in
+      guard let error = error as? ToolError else { return false }
+      return error.status == .refused
+        && error.message.contains("larger than apps read")
+        && error.message.contains("keepsake restore --large \(copy.path)")
+    }
+    #expect(disk.files == before, "nothing was changed")
+    #expect(!disk.operations.contains { $0.operation == .lock }, "no lock was taken")
+
+    let output = try tool.run(["restore", "--large", copy.path])
+    #expect(output.status == .done)
+    #expect(disk.files[file.path] == Data("a larger file".utf8))
   }
 
   @Test(
@@ -53,7 +118,7 @@ struct KeepsakeToolTests {
       (["inspect", "/data/missing.json"], "no file at /data/missing.json"),
       (["inspect"], "inspect needs exactly one path"),
       (["frobnicate"], "unknown command 'frobnicate'"),
-      (["restore", "/data/drafts.json"], "drafts.json is not a quarantine copy"),
+      (["restore", "/data/drafts.json"], "drafts.json is not a copy Keepsake made"),
     ])
   func badInput(_ arguments: [String], _ message: String) {
     #expect {
@@ -68,11 +133,12 @@ struct KeepsakeToolTests {
     disk.setContents(Data("ok".utf8), at: file)
     let copy = folder.appendingPathComponent("drafts.quarantined-20261129T210300Z.json")
     disk.setContents(Data("bad".utf8), at: copy)
-    let output = try tool.run(["quarantined", folder.path])
+    let output = try tool.run(["quarantined", folder.path]).text
     #expect(
       output
         == "drafts.quarantined-20261129T210300Z.json  (quarantined, 3 bytes, copy of drafts.json)")
-    #expect(try tool.run(["quarantined", "/empty"]).hasPrefix("No quarantine copies"))
+    disk.setContents(Data("ok".utf8), at: URL(fileURLWithPath: "/empty/notes.json"))
+    #expect(try tool.run(["quarantined", "/empty"]).text.hasPrefix("No quarantine copies"))
   }
 
   @Test("restore puts the copy back and keeps the replaced file as a kept copy, not as damage")
@@ -82,7 +148,7 @@ struct KeepsakeToolTests {
     disk.setContents(current, at: file)
     let copy = folder.appendingPathComponent("drafts.quarantined-20261129T210300Z.json")
     disk.setContents(saved, at: copy)
-    let output = try tool.run(["restore", copy.path])
+    let output = try tool.run(["restore", copy.path]).text
     #expect(output.hasPrefix("Restored /data/drafts.json"))
     #expect(disk.files[file.path] == saved)
     #expect(disk.files[copy.path] == nil)
@@ -92,7 +158,7 @@ struct KeepsakeToolTests {
     #expect(kept.first?.value == current)
     let name = try #require(kept.first.map { URL(fileURLWithPath: $0.key).lastPathComponent })
     #expect(output.hasSuffix("The file it replaced was kept as \(name)."))
-    #expect(try tool.run(["quarantined", folder.path]).contains("\(name)  (kept, 7 bytes"))
+    #expect(try tool.run(["quarantined", folder.path]).text.contains("\(name)  (kept, 7 bytes"))
   }
 
   @Test("Conflict copies are listed and restored like quarantine copies, under the file's lock")
@@ -100,10 +166,10 @@ struct KeepsakeToolTests {
     disk.setContents(Data("ours".utf8), at: file)
     let copy = folder.appendingPathComponent("drafts.conflict-20261201T090000Z.json")
     disk.setContents(Data("theirs".utf8), at: copy)
-    let listing = try tool.run(["quarantined", folder.path])
+    let listing = try tool.run(["quarantined", folder.path]).text
     #expect(
       listing == "drafts.conflict-20261201T090000Z.json  (conflict, 6 bytes, copy of drafts.json)")
-    let output = try tool.run(["restore", copy.path])
+    let output = try tool.run(["restore", copy.path]).text
     #expect(output.hasPrefix("Restored /data/drafts.json"))
     #expect(disk.files[file.path] == Data("theirs".utf8))
     #expect(
@@ -126,9 +192,9 @@ struct KeepsakeToolTests {
     #expect(!copy.lastPathComponent.hasPrefix(Self.longName.dropLast(5)), "it was shortened")
     disk.setContents(Data("theirs".utf8), at: copy)
 
-    let listing = try tool.run(["quarantined", folder.path])
+    let listing = try tool.run(["quarantined", folder.path]).text
     #expect(listing.contains("(conflict, 6 bytes, copy of \(Self.longName))"), "\(listing)")
-    let output = try tool.run(["restore", copy.path])
+    let output = try tool.run(["restore", copy.path]).text
     #expect(output.hasPrefix("Restored \(file.path)"))
     #expect(disk.files[file.path] == Data("theirs".utf8))
   }
@@ -181,6 +247,27 @@ struct KeepsakeToolTests {
 
     let listed = try Self.run("quarantined", temporary.url.path)
     #expect(listed.standardOutput == "\(kept)  (kept, 7 bytes, copy of drafts.json)\n")
+  }
+
+  @Test("The keepsake program's exit status says what happened, and a refusal leaves no lock file")
+  func exitStatuses() throws {
+    let temporary = try TemporaryFolder()
+    let garbage = temporary.file("garbage.json")
+    try Data([0xFF, 0x00]).write(to: garbage)
+    let good = temporary.file("good.json")
+    try Data(#"{"version":2,"content":[1]}"#.utf8).write(to: good)
+
+    #expect(try Self.run("inspect", good.path).exitCode == 0)
+    let notJSON = try Self.run("inspect", garbage.path)
+    #expect(notJSON.exitCode == 3)
+    #expect(notJSON.standardOutput.contains("parses: no"))
+    #expect(try Self.run("inspect", temporary.file("missing.json").path).exitCode == 2)
+    let missingFolder = try Self.run("quarantined", temporary.file("nowhere").path)
+    #expect(missingFolder.exitCode == 2)
+    #expect(missingFolder.standardError.contains("there is no folder at"))
+    #expect(try Self.run("restore", good.path).exitCode == 4)
+    #expect(try Self.run("frobnicate").exitCode == 1)
+    #expect(temporary.names.sorted() == ["garbage.json", "good.json"], "no lock file, nothing new")
   }
 
   @Test("The keepsake program refuses an argument that is not valid UTF-8 with one line")
