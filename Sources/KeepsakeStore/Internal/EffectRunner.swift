@@ -10,6 +10,10 @@ package final class EffectRunner<Action: Sendable> {
     let ids: Set<EffectID>
     /// The action whose effect started the task, described.
     package let origin: String
+    /// Set by the task itself when the effect's work returns, before it hops back to the main
+    /// actor: readable from any thread, so a check that cannot wait for the main actor (a test
+    /// store's end-of-test check) can still tell a finished effect from a running one.
+    package let completion: EffectCompletion
   }
 
   /// What running an effect started.
@@ -66,11 +70,12 @@ package final class EffectRunner<Action: Sendable> {
       // is busy here), so it is always registered before it can finish.
       // NB: the store's dependencies are set explicitly: the task inherits the task-locals of
       // whoever sent the action, which are not the store's (a button's action has none).
+      let completion = EffectCompletion()
       let task = Task(priority: priority) { [weak self] in
-        await dependencies.scope { await operation(send) }
+        await dependencies.scope { await completion.run(operation, send) }
         self?.finish(id)
       }
-      inFlight[id] = InFlight(task: task, ids: ids, origin: origin)
+      inFlight[id] = InFlight(task: task, ids: ids, origin: origin, completion: completion)
       started.tasks.append(StoreTask.Part(task: task, origin: origin))
     case .merge(let effects):
       for effect in effects {

@@ -41,8 +41,11 @@ import KeepsakeStore
 /// `TestStore` is isolated to the main actor; effects are owned by the store and cancelled when
 /// it goes away. End the test with ``finish(timeout:fileID:filePath:line:column:)``, which waits
 /// for effects and checks every received action and shared change; a test that forgets is still
-/// checked when the store goes away at the end of the test (received actions never asserted),
-/// reported at the line that made the store.
+/// checked when the store goes away at the end of the test (received actions never asserted,
+/// effects still running), reported at the line that made the store. An exhaustive store fails
+/// a test that ends with an effect still running, as TCA's does: await `finish()`, or cancel
+/// the effect (``skipInFlightEffects(strict:fileID:filePath:line:column:)``) first. An effect
+/// already on its way out (its last action received) is given a moment to return.
 @MainActor
 public final class TestStore<State, Action: Sendable> {
   /// The feature's current state: every action sent or received so far has been reduced.
@@ -152,15 +155,18 @@ public final class TestStore<State, Action: Sendable> {
     // is attributed to the test. (An isolated deinit would hop to the main actor and lose the
     // task-locals, SE-0371.) It reads only Sendable state: the ledger and the issue log.
     let end = ledger.snapshot
+    let checks = end.exhaustive && !end.finished
+    // Before cancelling: a cancelled effect may end at once, and must still be reported.
+    let running = checks ? EndOfTestLedger.stillRunning(end.effects) : []
     for task in end.tasks { task.cancel() }
     tracker.uninstall()
     for message in dependencyIssues.drain() { reporter.report(message, at: creation) }
-    guard end.exhaustive, !end.finished else { return }
-    // NB: effects still running are not reported here: an effect ends one hop after its last
-    // `send`, so one that is just finishing would race this check and fail tests at random.
-    // `finish()` waits for effects and reports those that do not end.
+    guard checks else { return }
     if end.received > 0 {
       reporter.report(TestStoreMessage.actionsNeverAsserted(count: end.received), at: creation)
+    }
+    if !running.isEmpty {
+      reporter.report(TestStoreMessage.effectsRunningAtTheEnd(running), at: creation)
     }
   }
 
@@ -168,7 +174,8 @@ public final class TestStore<State, Action: Sendable> {
     let running = runner?.running ?? []
     ledger.update(
       EndOfTestLedger.Snapshot(
-        tasks: running.map(\.task), received: received.count,
+        tasks: running.map(\.task), effects: running.map { ($0.origin, $0.completion) },
+        received: received.count,
         exhaustive: exhaustivity == .on, finished: ledger.snapshot.finished))
   }
 

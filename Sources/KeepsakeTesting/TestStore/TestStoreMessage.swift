@@ -96,6 +96,14 @@ enum TestStoreMessage {
       + "(or be cancelled) before the end of the test. Started by:\n\n" + list(origins)
   }
 
+  /// Effects still running when a test ended without `finish()`, listed by the action that
+  /// started each.
+  static func effectsRunningAtTheEnd(_ origins: [String]) -> String {
+    "\(origins.count) effect(s) were still running at the end of the test; they were cancelled. "
+      + "Every effect must finish before the test ends: await store.finish(), or cancel them "
+      + "with await store.skipInFlightEffects(). Started by:\n\n" + list(origins)
+  }
+
   /// Effects `skipInFlightEffects()` cancelled, listed by the action that started each.
   static func effectsCancelled(_ origins: [String]) -> String {
     "\(origins.count) in-flight effect(s) were cancelled. Started by:\n\n" + list(origins)
