@@ -42,7 +42,7 @@ let package = Package(
     // Built with the default isolation many apps now use: unannotated code is MainActor.
     .target(
       name: "DiscovererFeature",
-      dependencies: ["Keepsake", "FaultInjection"],
+      dependencies: ["Keepsake", "KeepsakeStore", "FaultInjection"],
       path: "Examples/Discoverer/Sources/DiscovererFeature",
       resources: [.copy("Resources")],
       swiftSettings: [.defaultIsolation(MainActor.self)]
