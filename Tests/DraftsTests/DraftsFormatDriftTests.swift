@@ -15,7 +15,8 @@ struct DraftsFormatDriftTests {
 
   @Test("The drafts format did not change shape without a version bump")
   func draftsFormatDidNotDrift() {
-    let fixtures = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Fixtures")
+    // The source folder: record mode writes the new version's shape and fixture there.
+    let fixtures = FormatFixtures.sourceFolder()
     FormatDrift.expectNoDrift(DraftsFormat.self, sample: Self.sample, name: "drafts", in: fixtures)
   }
 }

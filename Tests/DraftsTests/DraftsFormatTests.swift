@@ -30,6 +30,12 @@ struct DraftsFormatTests {
     return try Data(contentsOf: url)
   }
 
+  @Test("Every golden fixture reads through today's migration chain")
+  func everyGoldenFixtureReads() throws {
+    let fixtures = try #require(FormatFixtures.bundledFolder(in: .module))
+    FormatFixtures.expectAllReadable(DraftsFormat.self, name: "drafts", in: fixtures)
+  }
+
   @Test("Every historical file still reads as the expected drafts", arguments: fixtures)
   func everyFixtureDecodes(fixture: Fixture) throws {
     let drafts = try DraftsFormat.decode(Self.data(of: fixture.name))

@@ -4,9 +4,7 @@ import Testing
 
 @Suite("Golden fixture lock")
 struct FixtureLockTests {
-  static var fixtures: URL {
-    URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Fixtures")
-  }
+  static var fixtures: URL { FormatFixtures.sourceFolder() }
 
   @Test("No golden fixture has been edited, removed or added without its lock line")
   func fixturesMatchTheLock() {

@@ -18,6 +18,11 @@ extension FormatDrift {
   ) -> FormatDriftResult? {
     do {
       let result = try check(format, sample: sample, name: name, in: directory, record: record)
+      if let message = result.recordedMessage(in: directory) {
+        // NB: recording is a deliberate act with files to commit: said, never silent.
+        print(message)
+        Issue.record(Comment(rawValue: message), severity: .warning, sourceLocation: sourceLocation)
+      }
       if let message = result.failureMessage {
         Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
       }

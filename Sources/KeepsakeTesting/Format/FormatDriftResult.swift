@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of a drift check; ``failureMessage`` is `nil` when the check passes.
 public enum FormatDriftResult: Equatable, Sendable {
   /// The encoding has the recorded shape of the current version.
@@ -8,6 +10,14 @@ public enum FormatDriftResult: Equatable, Sendable {
   case notRecorded(version: Int)
   /// Record mode wrote the shape (and fixture, if new) of `version`.
   case recorded(version: Int, files: [String])
+
+  /// What record mode wrote and what to do with it, or `nil` when nothing was recorded.
+  public func recordedMessage(in directory: URL) -> String? {
+    guard case .recorded(let version, let files) = self else { return nil }
+    return "Recorded format version \(version) in \(directory.path): "
+      + files.joined(separator: ", ")
+      + ". Check them, then commit them (a new fixture with its line in fixtures.lock)."
+  }
 
   /// What went wrong and what to do, or `nil` when the check passes.
   public var failureMessage: String? {
