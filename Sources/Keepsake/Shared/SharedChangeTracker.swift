@@ -4,17 +4,29 @@ import Synchronization
 /// Remembers, per shared reference of one ``StorageContext``, the last value a test asserted,
 /// so a test library can require every change of shared state to be asserted.
 ///
-/// Keepsake's own `TestStore` (in `KeepsakeTesting`) uses one; any test library can, as
-/// swift-sharing's `SharedChangeTracker` lets one:
+/// Keepsake's own `TestStore` (in `KeepsakeTesting`) uses one; any test can, in swift-sharing's
+/// shape:
+///
+/// ```swift
+/// let tracker = SharedChangeTracker()
+/// tracker.track { $count.withLock { $0 += 1 } }     // or `await tracker.track { ... }`
+/// #expect(tracker.hasChanges)
+/// tracker.assert { $count.withLock { $0 = 1 } }     // say what is expected
+/// #expect(!tracker.hasChanges)
+/// ```
+///
+/// or installed for as long as a test library needs it:
 ///
 /// ```swift
 /// let tracker = SharedChangeTracker.install()   // in the running test's context
 /// defer { tracker.uninstall() }
 /// feature.run()
 /// for change in tracker.changes { report(change) }   // what changed and was not asserted
-/// tracker.assert { $count.withLock { $0 = 1 } }       // say what is expected
-/// #expect(!tracker.hasChanges)
 /// ```
+///
+/// NB: where swift-sharing records the changes made inside `track` only, this tracker follows
+/// every reference of its context while `track` runs, from any task or thread, and compares
+/// live values with the last asserted ones: a change made after `track` returned shows too.
 ///
 /// From installation on, every reference of the context is tracked, including those created
 /// later and those changed from a detached task or another thread (a reference remembers its
@@ -63,11 +75,36 @@ public final class SharedChangeTracker: Sendable {
 
   private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
   private let context: StorageContext
+  /// Whether ``uninstall()`` removed it for good.
+  private let retired = Atomic(false)
 
   @TaskLocal private static var expecting: SharedChangeTracker?
 
-  private init(context: StorageContext) {
+  /// A tracker of the references of `context` that tracks nothing until ``track(_:)-(()->R)``
+  /// (or ``install(in:)``).
+  ///
+  /// - Parameter context: The context whose references are tracked; by default the current
+  ///   one (under test, the running test's).
+  public init(in context: StorageContext = .current) {
     self.context = context
+  }
+
+  /// Tracks every shared reference of the tracker's context while `body` runs: the values they
+  /// have when it starts (or had when last asserted) are the starting point.
+  public func track<R>(_ body: () throws -> R) rethrows -> R {
+    install()
+    defer { withdraw() }
+    return try body()
+  }
+
+  /// Tracks every shared reference of the tracker's context while `body` runs, as
+  /// ``track(_:)-(()->R)`` does.
+  public func track<R>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+  ) async rethrows -> R {
+    install()
+    defer { withdraw() }
+    return try await body()
   }
 
   /// Starts tracking every shared reference of `context`, replacing the tracker installed
@@ -76,23 +113,33 @@ public final class SharedChangeTracker: Sendable {
   /// - Parameter context: The context whose references are tracked; by default the current
   ///   one (under test, the running test's).
   public static func install(in context: StorageContext = .current) -> SharedChangeTracker {
-    let tracker = SharedChangeTracker(context: context)
+    let tracker = SharedChangeTracker(in: context)
+    tracker.install()
+    return tracker
+  }
+
+  private func install() {
     context.references.withLock { references in
       // NB: installing under the references lock orders this with reference creation, which
       // reads the tracker under the same lock once its reference exists: none is missed, and
-      // registering twice is harmless.
+      // registering twice is harmless (a reference keeps its first snapshot).
       for slot in references.values {
         if let reference = slot.reference as? any SharedChangeTrackable {
-          tracker.register(reference)
+          register(reference)
         }
       }
-      context.changeTracking.install(tracker)
+      context.changeTracking.install(self)
     }
-    return tracker
   }
 
   /// Stops tracking: removes this tracker from its context, if it is still the installed one.
   public func uninstall() {
+    retired.store(true, ordering: .relaxed)
+    withdraw()
+  }
+
+  /// Removes this tracker from its context, if it is still the installed one.
+  private func withdraw() {
     context.references.withLock { _ in
       if context.changeTracking.tracker === self { context.changeTracking.install(nil) }
     }
@@ -113,8 +160,14 @@ public final class SharedChangeTracker: Sendable {
   /// snapshots: what `body` changes is what the test expects, and becomes the value asserted.
   ///
   /// Only the task that runs `body` sees snapshots; other threads keep using live values.
+  /// A tracker between two ``track(_:)-(()->R)`` calls is installed while `body` runs, so its
+  /// references' snapshots are the ones `body` sees; one removed with ``uninstall()`` is not.
   public func assert<R>(_ body: () throws -> R) rethrows -> R {
-    try Self.$expecting.withValue(self, operation: body)
+    let installed = context.references.withLock { _ in context.changeTracking.tracker === self }
+    let lends = !installed && !retired.load(ordering: .relaxed)
+    if lends { install() }
+    defer { if lends { withdraw() } }
+    return try Self.$expecting.withValue(self, operation: body)
   }
 
   /// Whether any tracked value differs from the one last asserted; see ``changes``.

@@ -21,6 +21,36 @@ struct ChangeTrackerTests {
     #expect(changes.first?.description == #".inMemory("count"): 0 → 1"#)
   }
 
+  @Test("In swift-sharing's shape: a tracker made, changes made in track, asserted with assert")
+  func swiftSharingShape() async {
+    @Shared(.inMemory("count")) var count = 0
+    let tracker = SharedChangeTracker()
+    #expect(!tracker.hasChanges)
+    tracker.track { $count.withLock { $0 += 1 } }
+    #expect(tracker.hasChanges)
+    #expect(tracker.changes.first?.description == #".inMemory("count"): 0 → 1"#)
+    tracker.assert { $count.withLock { $0 = 1 } }
+    #expect(!tracker.hasChanges)
+
+    await tracker.track {
+      await Task.yield()
+      $count.withLock { $0 += 1 }
+    }
+    #expect(tracker.changes.first?.description == #".inMemory("count"): 1 → 2"#)
+    tracker.reset()
+    #expect(!tracker.hasChanges)
+  }
+
+  @Test("A reference made inside track is tracked from the value it was made with")
+  func madeInsideTrack() {
+    let tracker = SharedChangeTracker()
+    tracker.track {
+      @Shared(.inMemory("made-inside")) var value = "a"
+      $value.withLock { $0 = "b" }
+    }
+    #expect(tracker.changes.map(\.description) == [#".inMemory("made-inside"): "a" → "b""#])
+  }
+
   @Test("assert changes the expected value, never the live one, and then nothing is unasserted")
   func assertDescribesTheExpectation() {
     @Shared(.inMemory("count")) var count = 0
