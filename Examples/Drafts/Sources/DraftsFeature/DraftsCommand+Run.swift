@@ -24,9 +24,11 @@ extension DraftsCommand {
     }
     let store = Store(initialState: Inbox.State(storeURL: storeURL)) { Inbox() }
     let drafts = store.state.$drafts
-    if let loadError = drafts.loadError {
-      throw DraftsError(
-        "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
+    for problem in store.storageErrors {
+      if case .load(let loadError) = problem.kind {
+        throw DraftsError(
+          "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
+      }
     }
     if case .list(let json) = action {
       return json ? try Self.json(drafts.wrappedValue) : Self.table(drafts.wrappedValue)
