@@ -73,6 +73,88 @@ struct AppStorageKeyTests {
     #expect(store.value(forKey: "count") == .string("seven"))
   }
 
+  /// A form `UserDefaults` (or an earlier Keepsake) may keep a URL preference in.
+  enum StoredURL: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// Keepsake's own form: a URL.
+    case url
+    /// Archived data, as Apple's `UserDefaults.set(_:forKey:)` and SwiftUI's `@AppStorage` write.
+    case archived
+    /// A URL's text, as Keepsake wrote URLs before.
+    case absoluteString
+    /// An absolute path, as `UserDefaults.url(forKey:)` reads a string.
+    case path
+    /// A path from the home folder.
+    case homePath
+
+    var testDescription: String { rawValue }
+
+    static let web = URL(string: "https://example.com/a%20b?x=1#top")
+
+    func stored() throws -> PreferenceValue {
+      let web = try #require(Self.web)
+      switch self {
+      case .url: return .url(web)
+      case .archived:
+        // NB: made by Foundation, not by Keepsake: the form another writer leaves.
+        return .data(
+          try NSKeyedArchiver.archivedData(
+            withRootObject: web as NSURL, requiringSecureCoding: true))
+      case .absoluteString: return .string(web.absoluteString)
+      case .path: return .string("/var/notes/todo list.txt")
+      case .homePath: return .string("~/Documents/notes.txt")
+      }
+    }
+
+    func expected() throws -> URL {
+      switch self {
+      case .url, .archived, .absoluteString: return try #require(Self.web)
+      case .path: return URL(fileURLWithPath: "/var/notes/todo list.txt")
+      case .homePath: return URL(fileURLWithPath: NSHomeDirectory() + "/Documents/notes.txt")
+      }
+    }
+  }
+
+  @Test(
+    "A URL key reads every form UserDefaults keeps a URL in",
+    arguments: StorageBackend.allCases, StoredURL.allCases)
+  func urlForms(_ backend: StorageBackend, _ form: StoredURL) async throws {
+    try await backend.run { disk in
+      disk.context.preferences(suiteName: nil).set(try form.stored(), forKey: "link")
+      @Shared(.appStorage("link")) var link: URL?
+      #expect($link.loadError == nil)
+      #expect(link == (try form.expected()))
+    }
+  }
+
+  @Test(
+    "Data that is no archived URL is a load error for a URL key, and is left in place",
+    arguments: StorageBackend.allCases)
+  func urlKeyOverOtherData(_ backend: StorageBackend) async throws {
+    try await backend.run { disk in
+      let store = disk.context.preferences(suiteName: nil)
+      let json = Data(#"{"href": "https://example.com"}"#.utf8)
+      store.set(.data(json), forKey: "link")
+      @Shared(.appStorage("link")) var link = URL(fileURLWithPath: "/")
+      #expect($link.loadError != nil)
+      #expect(store.value(forKey: "link") == .data(json))
+    }
+  }
+
+  @Test("A URL key asks its store for the store's own form of URLs, other keys do not")
+  func urlKeyAsksForTheStoresURLForm() throws {
+    let store = URLFormStore()
+    let context = StorageContext(
+      name: "URL form", fileSystem: InMemoryFileSystem(), isIsolated: true
+    ) { _ in store }
+    let expected = try #require(URLFormStore.url)
+    StorageContext.withValue(context) {
+      @Shared(.appStorage("link")) var link: URL?
+      #expect(link == expected)
+      @Shared(.appStorage("blob")) var blob = Data()
+      #expect(blob == URLFormStore.opaque)
+    }
+  }
+
   @Test("A change made outside is observed")
   func outsideChange() async throws {
     @Shared(.appStorage("volume")) var volume = 0.5
@@ -82,4 +164,19 @@ struct AppStorageKeyTests {
     try await $volume.flush()
     #expect(volume == 0.9)
   }
+}
+
+/// A store with a form of URLs of its own, as `UserDefaults` on Apple platforms: its plain
+/// value is opaque data, its URL value a URL.
+private final class URLFormStore: PreferencesStore {
+  static let url = URL(string: "https://example.com/own-form")
+  static let opaque = Data([0xFE, 0xED])
+
+  func value(forKey key: String) -> PreferenceValue? { .data(Self.opaque) }
+  func urlValue(forKey key: String) -> PreferenceValue? { Self.url.map { .url($0) } }
+  func set(_ value: PreferenceValue?, forKey key: String) {}
+  func observe(_ key: String, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+    nil
+  }
+  func flush() throws {}
 }

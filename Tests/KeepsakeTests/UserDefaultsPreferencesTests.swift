@@ -59,4 +59,41 @@ struct UserDefaultsPreferencesTests {
     #expect(!written.contains { $0.hasPrefix("config/keepsake/") }, "\(written)")
     #expect(written.contains { $0.hasPrefix("config/") && $0.contains("keepsake.tests") })
   }
+
+  /// A temporary home for one test's child processes.
+  func home() throws -> TemporaryFolder { try TemporaryFolder() }
+
+  static let web = "https://example.com/a%20b?x=1#top"
+
+  @Test("A URL archived as Apple's UserDefaults.set(_:forKey:) stores it is read by a URL key")
+  func archivedURLIsRead() throws {
+    let home = try home()
+    #expect(try child(["defaults-set-archived-url", "link", Self.web], home: home.url) == "ok")
+    #expect(try child(["shared-url", "link"], home: home.url) == "url \(Self.web)")
+  }
+
+  @Test("A file URL stored by UserDefaults' own set(_:forKey:) on Linux, a path, is read")
+  func pathStoredByUserDefaultsIsRead() throws {
+    let home = try home()
+    let file = "file:///var/notes/todo%20list.txt"
+    #expect(try child(["defaults-set-url", "link", file], home: home.url) == "ok")
+    #expect(try child(["get", "link"], home: home.url).hasPrefix("value string("))
+    #expect(try child(["shared-url", "link"], home: home.url) == "url \(file)")
+  }
+
+  @Test("A URL a key wrote is read whole by UserDefaults.url(forKey:), as SwiftUI's @AppStorage")
+  func keyWritesWhatURLForKeyReads() throws {
+    let home = try home()
+    #expect(try child(["shared-set-url", "link", Self.web], home: home.url) == "ok")
+    #expect(try child(["get", "link"], home: home.url).hasPrefix("value data("))
+    #expect(try child(["defaults-url", "link"], home: home.url) == "url \(Self.web)")
+    #expect(try child(["shared-url", "link"], home: home.url) == "url \(Self.web)")
+  }
+
+  @Test("A URL stored as its text, as Keepsake wrote URLs before, is still read")
+  func urlStringIsRead() throws {
+    let home = try home()
+    #expect(try child(["set", "link", "string", Self.web], home: home.url) == "ok")
+    #expect(try child(["shared-url", "link"], home: home.url) == "url \(Self.web)")
+  }
 }

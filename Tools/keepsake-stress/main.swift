@@ -13,7 +13,9 @@ import KeepsakeStress
 //   watcher <file> --stop-file F [--seconds S]
 //   fuzz-batch --seed S --from I --count N
 //   user-defaults <suite> set KEY int|bool|string VALUE | remove KEY | get KEY
-//                         | shared-set KEY VALUE
+//                         | shared-set KEY VALUE | defaults-set-url KEY URL
+//                         | defaults-set-archived-url KEY URL | defaults-url KEY
+//                         | shared-url KEY | shared-set-url KEY URL
 //   json-diff-batch --seed S --from I --count N
 //   bad-file <file> --kind fifo|device-link|directory|oversized|link-loop|not-utf8-target|
 //     dangling-link|dangling-link-into-folder|two-paths|hard-link|maximal-name|not-utf8-neighbour

@@ -45,6 +45,11 @@ extension SharedKey {
   }
 
   /// A `URL` preference.
+  ///
+  /// Read from every form `UserDefaults` keeps a URL in (archived URL data, as
+  /// `UserDefaults.set(_:forKey:)` and SwiftUI's `@AppStorage` write it; a path; a URL string)
+  /// and, in `UserDefaults`, written as `set(_:forKey:)` writes it, so `url(forKey:)` and
+  /// SwiftUI's `@AppStorage` read what the key wrote.
   public static func appStorage(_ key: String, suiteName: String? = nil, store: UserDefaults? = nil)
     -> Self
   where Self == AppStorageKey<URL> {
@@ -140,6 +145,8 @@ extension SharedKey {
   }
 
   /// An optional `URL` preference; `nil` removes it.
+  ///
+  /// Stored and read in the same forms as a `URL` preference.
   public static func appStorage(_ key: String, suiteName: String? = nil, store: UserDefaults? = nil)
     -> Self
   where Self == AppStorageKey<URL?> {

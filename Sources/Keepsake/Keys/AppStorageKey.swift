@@ -59,7 +59,7 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   }
 
   public func load(in context: StorageContext) throws -> Value? {
-    guard let stored = preferences(in: context).value(forKey: key) else {
+    guard let stored = coding.read(preferences(in: context), key) else {
       return nil
     }
     guard let value = coding.decode(stored) else {
@@ -106,6 +106,10 @@ struct PreferenceCoding<Value: Sendable>: Sendable {
   var decode: @Sendable (PreferenceValue) -> Value?
   /// The preference to store, or `nil` to remove it (an optional set to `nil`).
   var encode: @Sendable (Value) throws -> PreferenceValue?
+  /// Reads the stored preference: a URL key asks for the store's own URL form too.
+  var read: @Sendable (any PreferencesStore, String) -> PreferenceValue? = {
+    $0.value(forKey: $1)
+  }
 }
 
 extension PreferenceCoding {
@@ -115,7 +119,7 @@ extension PreferenceCoding {
   where Value == Wrapped? {
     .init(
       decode: { stored in wrapped.decode(stored).map { .some($0) } },
-      encode: { value in try value.flatMap { try wrapped.encode($0) } })
+      encode: { value in try value.flatMap { try wrapped.encode($0) } }, read: wrapped.read)
   }
 }
 
@@ -162,15 +166,18 @@ extension PreferenceCoding {
     .init(decode: { if case .data(let value) = $0 { value } else { nil } }, encode: { .data($0) })
   }
 
+  /// A URL, read from every form `UserDefaults` keeps one in: a URL, archived URL data (what
+  /// `UserDefaults.set(_:forKey:)` and SwiftUI's `@AppStorage` write), a path or a URL string.
   static var url: PreferenceCoding<URL> {
     .init(
       decode: {
         switch $0 {
         case .url(let value): return value
-        case .string(let value): return URL(string: value)
+        case .string(let value): return PreferenceValue.url(fromString: value)
+        case .data(let value): return PreferenceValue.url(fromArchive: value)
         default: return nil
         }
-      }, encode: { .url($0) })
+      }, encode: { .url($0) }, read: { $0.urlValue(forKey: $1) })
   }
 
   static var date: PreferenceCoding<Date> {

@@ -30,6 +30,9 @@ public enum PreferenceValue: Equatable, Sendable, Codable {
   }
 
   /// The value as the property-list object `UserDefaults` stores.
+  ///
+  /// A URL is archived data, the form Apple's `UserDefaults.set(_:forKey:)` gives a URL and
+  /// `url(forKey:)` reads on every platform (see ``archive(_:)``).
   var propertyListObject: Any {
     switch self {
     case .bool(let value): return value
@@ -38,9 +41,49 @@ public enum PreferenceValue: Equatable, Sendable, Codable {
     case .string(let value): return value
     case .data(let value): return value
     case .date(let value): return value
-    case .url(let value): return value.absoluteString
+    case .url(let value): return Self.archive(value) ?? value.absoluteString
     case .strings(let value): return value
     }
+  }
+}
+
+// MARK: - URLs in the forms UserDefaults keeps them
+
+extension PreferenceValue {
+  /// `url` archived as Apple's `UserDefaults.set(_:forKey:)` stores a URL: a keyed archive whose
+  /// root is an `NSURL`; nil if it cannot be archived.
+  ///
+  /// NB: not swift-corelibs' `set(_:forKey:)`, which stores the URL's `path` as a string for every
+  /// URL, so `https://example.com/a?b=c` would come back as `/a`.
+  static func archive(_ url: URL) -> Data? {
+    try? NSKeyedArchiver.archivedData(withRootObject: url as NSURL, requiringSecureCoding: true)
+  }
+
+  /// The URL in `data` archived the way ``archive(_:)`` (or Apple's `UserDefaults`) does; nil for
+  /// any other data.
+  ///
+  /// NB: through the unarchiver's throwing entry point, which returns an error for data that is
+  /// no archive. swift-corelibs' `UserDefaults.url(forKey:)` unarchives with the failure policy
+  /// that traps instead, so it is never given data that was not checked here first.
+  static func url(fromArchive data: Data) -> URL? {
+    guard data.starts(with: Self.binaryPropertyListMagic) else { return nil }
+    let object = try? NSKeyedUnarchiver.unarchivedObject(ofClass: NSURL.self, from: data)
+    return object.map { $0 as URL }
+  }
+
+  /// What a keyed archive starts with: the magic of a binary property list.
+  private static let binaryPropertyListMagic = Array("bplist".utf8)
+
+  /// The URL a string preference names.
+  ///
+  /// A string with a scheme is that URL (how Keepsake stored URLs before, and how many apps do);
+  /// a path (absolute, or from `~`) is a file URL, the way `UserDefaults.url(forKey:)` reads a
+  /// string; anything else is a URL relative to nothing, as `URL(string:)` makes it.
+  static func url(fromString text: String) -> URL? {
+    if text.hasPrefix("/") || text.hasPrefix("~") {
+      return URL(fileURLWithPath: NSString(string: text).expandingTildeInPath)
+    }
+    return URL(string: text)
   }
 }
 

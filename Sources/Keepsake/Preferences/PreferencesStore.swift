@@ -10,6 +10,11 @@ package protocol PreferencesStore: Sendable {
   /// The stored value for `key`, or `nil` when none is stored.
   func value(forKey key: String) -> PreferenceValue?
 
+  /// The stored value for `key` as a URL key reads it: like ``value(forKey:)``, but a store that
+  /// keeps URLs in a form of its own (`UserDefaults`' archived URLs) returns them as
+  /// ``PreferenceValue/url(_:)``.
+  func urlValue(forKey key: String) -> PreferenceValue?
+
   /// Stores `value` for `key` (or removes it when `nil`).
   func set(_ value: PreferenceValue?, forKey key: String)
 
@@ -22,4 +27,10 @@ package protocol PreferencesStore: Sendable {
   ///
   /// - Throws: The error of the last write that failed, if the store could not be saved.
   func flush() throws
+}
+
+extension PreferencesStore {
+  /// The stored value, as it is: a store without a URL form of its own keeps URLs as
+  /// ``PreferenceValue/url(_:)``.
+  package func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
 }

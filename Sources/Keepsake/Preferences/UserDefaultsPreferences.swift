@@ -43,7 +43,33 @@ package final class UserDefaultsPreferences: PreferencesStore {
     }
   }
 
+  /// The stored value; on Apple platforms a URL archived the way `UserDefaults.set(_:forKey:)`
+  /// stores one is read by the platform's own `url(forKey:)`.
+  ///
+  /// Elsewhere the archive is left to the URL key's decoding
+  /// (``PreferenceValue/url(fromArchive:)``), which reads it as swift-corelibs' `url(forKey:)`
+  /// does: that one traps on data that is no archive, and is never called.
+  package func urlValue(forKey key: String) -> PreferenceValue? {
+    let stored = value(forKey: key)
+    #if canImport(Darwin)
+      // NB: the platform's reading of what its `set(_:forKey:)` wrote, which put `~` in place of
+      // the home folder in a file URL's path; asked only for data that is an archived URL.
+      if case .data(let data) = stored, PreferenceValue.url(fromArchive: data) != nil,
+        let url = defaults.url(forKey: key)
+      {
+        return .url(url)
+      }
+    #endif
+    return stored
+  }
+
+  /// Stores `value`; a URL the way `UserDefaults.set(_:forKey:)` stores one on Apple platforms,
+  /// as archived data, so SwiftUI's `@AppStorage` and `url(forKey:)` read what a key wrote.
   package func set(_ value: PreferenceValue?, forKey key: String) {
+    #if canImport(Darwin)
+      // NB: the platform's own call: it archives the URL, `~` in place of the home folder.
+      if case .url(let url) = value { return defaults.set(url, forKey: key) }
+    #endif
     defaults.set(value?.propertyListObject, forKey: key)
   }
 

@@ -8,7 +8,8 @@ import Foundation
   import Musl
 #endif
 
-/// Which folder a path names now, to notice one replaced while events were lost.
+/// Which folder (or file) a path names now, to notice one replaced while events were lost, or a
+/// watched file replaced by an atomic save.
 struct FolderIdentity: Equatable {
   var device: UInt64
   var inode: UInt64
@@ -82,4 +83,14 @@ enum FolderPath {
 
   /// Whether a folder (or a link to one) is at `path`.
   static func isFolder(_ path: String) -> Bool { identity(path) != nil }
+
+  /// The identity of the regular file at `path`, following links; nil if none is there (a
+  /// folder, a FIFO or a device is no file to watch for writes).
+  static func fileIdentity(_ path: String) -> FolderIdentity? {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return FolderIdentity(
+      device: UInt64(truncatingIfNeeded: info.st_dev),
+      inode: UInt64(truncatingIfNeeded: info.st_ino))
+  }
 }

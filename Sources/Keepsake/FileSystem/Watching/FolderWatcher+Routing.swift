@@ -97,20 +97,27 @@ extension FolderWatcher {
   /// Every method returns the subscribers that are due a call; the caller calls them once it
   /// left the lock.
   struct State {
-    var backend: PlatformFolderWatch
+    var backend: any FolderWatchBackend
     var routes: [Int: WatchRoute] = [:]
     /// The watched folders by path; the reference count is the size of `subscribers`.
     var folders: [String: WatchedFolder] = [:]
     /// The paths of each system watch: one, or several for the same folder reached through a
     /// link (the kernel hands out one watch per folder, not per path).
     var pathsByToken: [Int: Set<String>] = [:]
+    /// The subscribed files watched for writes in place, when the backend's folder watch misses
+    /// them (`FolderWatcher+Files.swift`).
+    var fileWatches: FileWatches
     private var nextID = 0
     /// A system watch was released, or the system watcher could be created after all: failed
     /// subscriptions may succeed now.
     private var retryDue = false
     private var instanceFailed = false
 
-    init(backend: PlatformFolderWatch) { self.backend = backend }
+    init(backend: any FolderWatchBackend, fileWatchLimit: Int) {
+      self.backend = backend
+      self.fileWatches = FileWatches(
+        isEnabled: !backend.folderWatchSeesWrites, limit: fileWatchLimit)
+    }
 
     mutating func add(_ route: WatchRoute) -> Int {
       let id = nextID
@@ -125,6 +132,7 @@ extension FolderWatcher {
       route.subscriber.isActive.store(false, ordering: .releasing)
       route.entries?.subscriber.isActive.store(false, ordering: .releasing)
       if let depth = route.depth { detach(id, from: route.path(depth)) }
+      if route.names == nil { unfollowFile(id, path: route.file) }
     }
 
     /// Watches the deepest folder that exists on the way to the route's own folder, walking
@@ -143,6 +151,7 @@ extension FolderWatcher {
         _ = attach(id, to: ownFolder)
         route.depth = depth
         routes[id] = route
+        updateFileWatch(for: id)
         return []
       }
       while depth > 0 && !FolderPath.isFolder(route.path(depth)) { depth -= 1 }
@@ -176,6 +185,7 @@ extension FolderWatcher {
         route.failure = failure
         route.owesCatchUp = true
         routes[id] = route
+        updateFileWatch(for: id)
         return []
       }
       route.depth = watched
@@ -183,6 +193,7 @@ extension FolderWatcher {
       let caughtUp = route.watchesOwnFolder && route.owesCatchUp
       if caughtUp { route.owesCatchUp = false }
       routes[id] = route
+      updateFileWatch(for: id)
       var due: [WatchSubscriber] = []
       if caughtUp { route.collectAll(into: &due) }
       return due
@@ -200,6 +211,8 @@ extension FolderWatcher {
             else { continue }
             if route.watchesOwnFolder {
               route.collect(name, into: &due)
+              // The name may lead to another file now (an atomic replace): its watch follows.
+              if name == nil || name == route.fileName { refreshFile(route.file) }
             } else if name == nil || name == route.folder[depth] {
               // The awaited folder may have appeared (IN_CREATE or IN_MOVED_TO with IN_ISDIR,
               // a link to a folder, or on Darwin anything at all): `place` checks.
@@ -210,6 +223,8 @@ extension FolderWatcher {
         return due
       case .folderGone(let token):
         return folderGone(token)
+      case .file(let token):
+        return fileChanged(token)
       case .overflow:
         return overflow()
       }
@@ -245,6 +260,7 @@ extension FolderWatcher {
     /// replaced meanwhile are watched again, and awaited folders are looked for.
     private mutating func overflow() -> [WatchSubscriber] {
       var due: [WatchSubscriber] = []
+      refreshAllFiles()
       let replaced = folders.filter { FolderPath.identity($0.key) != $0.value.identity }
       for token in Set(replaced.values.map(\.token)) { due += folderGone(token) }
       for id in routes.keys.sorted() {

@@ -12,6 +12,11 @@ import Synchronization
 /// once, since the file may have been written before. The same happens when a watched folder is
 /// removed and created again.
 ///
+/// A file rewritten in place (opened, written and closed without a rename) is seen too: by the
+/// folder's watch where it reports that (inotify), else by a watch of the file itself, which
+/// moves to the new file after each atomic replace (see ``FolderWatchBackend`` for the contract,
+/// `FolderWatcher+Files.swift` for the bookkeeping).
+///
 /// NB: watching the file alone is not enough. An atomic replace by another process renames a new
 /// inode over the old one; a watch on the old inode gets `DELETE_SELF`, `IGNORED` and dies
 /// (measured with inotify). The folder's watch sees `MOVED_TO target` and keeps working.
@@ -35,10 +40,19 @@ package final class FolderWatcher: Sendable {
 
   /// Creates a watcher with its own system watcher (an inotify instance on Linux), created on
   /// the first subscription; `faultHook` can make its system calls fail (a test seam).
-  package init(faultHook: WatchFaultHook? = nil) {
+  package convenience init(faultHook: WatchFaultHook? = nil) {
+    self.init { queue in PlatformFolderWatch(queue: queue, faultHook: faultHook) }
+  }
+
+  /// Creates a watcher over the backend `makeBackend` makes for the watcher's queue, with at most
+  /// `fileWatchLimit` watches of files (for a backend whose folder watch misses writes in place).
+  init(
+    fileWatchLimit: Int = FileWatches.defaultLimit,
+    makeBackend: (DispatchQueue) -> any FolderWatchBackend
+  ) {
     let queue = DispatchQueue(label: "keepsake.folder-watcher")
     self.queue = queue
-    self.state = Mutex(State(backend: PlatformFolderWatch(queue: queue, faultHook: faultHook)))
+    self.state = Mutex(State(backend: makeBackend(queue), fileWatchLimit: fileWatchLimit))
     state.withLock { $0.backend.deliver = { [weak self] events in self?.receive(events) } }
   }
 
@@ -50,8 +64,8 @@ package final class FolderWatcher: Sendable {
     /// Whether the inotify reader thread has closed its descriptors and ended (for tests: a
     /// watcher that goes away must not leave either behind).
     package var readerStopped: @Sendable () -> Bool {
-      let flag = state.withLock { $0.backend.readerStopped }
-      return { flag.isSet.load(ordering: .acquiring) }
+      let flag = state.withLock { ($0.backend as? InotifyWatcher)?.readerStopped }
+      return { flag?.isSet.load(ordering: .acquiring) ?? true }
     }
   #endif
 
@@ -110,7 +124,7 @@ package final class FolderWatcher: Sendable {
     deliverSoon(due)
     return StorageSubscription(
       onCancel: { self.cancel(id) },
-      failure: { [weak self] in self?.state.withLock { $0.routes[id]?.failure } })
+      failure: { [weak self] in self?.state.withLock { $0.failure(of: id) } })
   }
 
   /// Calls `onChange` when an entry of `folder` whose name `matching` accepts may have been
@@ -142,7 +156,7 @@ package final class FolderWatcher: Sendable {
   /// The files of this watcher's live subscriptions that are not watched right now, and why.
   package var failures: [WatchFailure] {
     state.withLock { state in
-      state.routes.values.compactMap(\.failure).sorted {
+      state.routes.keys.compactMap { state.failure(of: $0) }.sorted {
         ($0.file, $0.folder) < ($1.file, $1.folder)
       }
     }

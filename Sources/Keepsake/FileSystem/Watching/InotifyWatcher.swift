@@ -28,6 +28,9 @@
         | IN_ONLYDIR)
 
     var deliver: @Sendable ([FolderEvent]) -> Void = { _ in }
+    /// `IN_CLOSE_WRITE` on the folder's watch names a file written in place, once its writer
+    /// closed it: no watch of the file itself is needed.
+    var folderWatchSeesWrites: Bool { true }
     private let queue: DispatchQueue
     private let faultHook: WatchFaultHook?
     private var descriptor: Int32 = -1
@@ -61,6 +64,13 @@
       // nothing to do then.
       if descriptor >= 0 { _ = inotify_rm_watch(descriptor, Int32(token)) }
     }
+
+    mutating func addFileWatch(_ path: String) -> Result<Int, WatchCallFailure> {
+      // NB: never asked (`folderWatchSeesWrites`).
+      .failure(WatchCallFailure(operation: .watchFile, code: ENOSYS))
+    }
+
+    mutating func removeFileWatch(_ token: Int) {}
 
     mutating func shutDown() {
       // The reader thread sees the pipe close, and closes the descriptors once it no longer

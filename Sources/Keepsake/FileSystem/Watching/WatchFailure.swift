@@ -28,6 +28,10 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
     case createInstance
     /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
     case addWatch
+    /// Watching one file for writes in place, where its folder's watch does not report them
+    /// (`open(O_EVTONLY)` on Apple platforms). Without it the file is still seen when it is
+    /// replaced, created or removed.
+    case watchFile
   }
 
   /// The path of the watched file, as given to the process's watcher.
@@ -35,7 +39,7 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
   /// The folder that could not be watched.
   ///
   /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
-  /// ``Operation/createInstance``.
+  /// ``Operation/createInstance`` and ``Operation/watchFile``.
   package var folder: String
   /// The system call that failed.
   package var operation: Operation
@@ -66,6 +70,12 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
       return "no file descriptor is left to watch the folder \(folder) (\(name))"
     case (.addWatch, EACCES), (.addWatch, EPERM):
       return "permission to watch the folder \(folder) is denied (\(name))"
+    case (.watchFile, EMFILE), (.watchFile, ENFILE):
+      return "no file descriptor is left to watch it for writes in place (\(name)); "
+        + "it is seen when replaced, not when rewritten in place"
+    case (.watchFile, _):
+      return "it could not be watched for writes in place (\(name)); "
+        + "it is seen when replaced, not when rewritten in place"
     case (.createInstance, _):
       return "the watcher could not be created (\(name))"
     case (.addWatch, _):
