@@ -179,3 +179,42 @@ extension SharedKeyDefault: CustomStringConvertible {
   /// The key's own description: the default is not part of what it names.
   public var description: String { String(reflecting: base) }
 }
+
+extension Shared {
+  /// Not available: a key of a value that is not optional needs a default, for when nothing is
+  /// stored yet.
+  ///
+  /// Write the default where the property is declared, or make the value optional:
+  ///
+  /// ```swift
+  /// @Shared(.fileStorage(url)) var items: [Item] = []
+  /// @Shared(.fileStorage(url)) var items: [Item]?
+  /// ```
+  ///
+  /// To fail when nothing is stored rather than use a default, use `try Shared(require: key)`.
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "a key needs a default for when nothing is stored: write `@Shared(key) var name: Value = <default>`, make the value optional, or use `try Shared(require: key)`"
+  )
+  public init(_ key: some SharedKey<Value>) {
+    // NB: unavailable, so never called; the compiler still asks for a body.
+    fatalError("unavailable")
+  }
+}
+
+extension SharedReader {
+  /// Not available: a key of a value that is not optional needs a default; see
+  /// `Shared.init(_:)`.
+  @_disfavoredOverload
+  @available(
+    *, unavailable,
+    message:
+      "a key needs a default for when nothing is stored: write `@SharedReader(key) var name: Value = <default>`, make the value optional, or use `try SharedReader(require: key)`"
+  )
+  public init(_ key: some SharedKey<Value>) {
+    // NB: unavailable, so never called; the compiler still asks for a body.
+    fatalError("unavailable")
+  }
+}
