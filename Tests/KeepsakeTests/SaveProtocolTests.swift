@@ -31,7 +31,7 @@ struct SaveProtocolTests {
       "close <tmp of \(name)>",
       "rename <tmp of \(name)> \(name)",
       "open . O_RDONLY",
-      "fsync .",
+      "fullfsync .",
       "close .",
     ]
   }
@@ -48,7 +48,7 @@ struct SaveProtocolTests {
       "link <tmp of \(name)> \(name)",
       "unlink <tmp of \(name)>",
       "open . O_RDONLY",
-      "fsync .",
+      "fullfsync .",
       "close .",
     ]
   }
@@ -86,7 +86,7 @@ struct SaveProtocolTests {
           "mkdir inbox",
           // NB: a new folder exists only once its entry in the parent is on disk.
           "open . O_RDONLY",
-          "fsync .",
+          "fullfsync .",
           "close .",
           "open inbox/<tmp of drafts.json> O_WRONLY|O_CREAT|O_EXCL",
           "write inbox/<tmp of drafts.json> 0..<\(data.count)",
@@ -94,7 +94,7 @@ struct SaveProtocolTests {
           "close inbox/<tmp of drafts.json>",
           "rename inbox/<tmp of drafts.json> inbox/drafts.json",
           "open inbox O_RDONLY",
-          "fsync inbox",
+          "fullfsync inbox",
           "close inbox",
         ])
   }
@@ -111,7 +111,7 @@ struct SaveProtocolTests {
     let recorder = SystemCallRecorder { call in
       switch call {
       case .write where failing == "write": return code
-      case .fsync(_, _, true) where failing == "fullfsync": return code
+      case .fsync(_, _) where failing == "fullfsync": return code
       case .rename where failing == "rename": return code
       default: return nil
       }
@@ -192,7 +192,7 @@ struct SaveProtocolTests {
           // Nothing is read: the damaged file gets a second name, flushed with its folder.
           "link notes.json <quarantine>",
           "open . O_RDONLY",
-          "fsync .",
+          "fullfsync .",
           "close .",
           "open notes.json.lock O_RDONLY|O_CREAT",
           "flock notes.json.lock LOCK_EX|LOCK_NB",
