@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import Keepsake
 import KeepsakeTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -70,6 +71,35 @@ struct SaveProtocolTests {
     #expect(log.writesInPlace(of: "drafts.json").isEmpty)
     #expect(try Data(contentsOf: url) == data)
     #expect(folder.names == ["drafts.json"])
+  }
+
+  @Test("The folder is flushed through the same full flush as the file")
+  func folderFlushIsFull() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("drafts.json")
+    let flushed = Mutex<[Int32]>([])
+    let recorder = SystemCallRecorder()
+    let recorded = recorder.calls
+    // Only `fullFlush` reaches the disk here: a folder flushed any other way is not flushed.
+    let calls = SystemCalls(
+      open: recorded.open, write: recorded.write,
+      fullFlush: { fd in
+        flushed.withLock { $0.append(fd) }
+        return recorded.fullFlush(fd)
+      },
+      close: recorded.close, rename: recorded.rename, link: recorded.link,
+      unlink: recorded.unlink, mkdir: recorded.mkdir, fchmod: recorded.fchmod,
+      flock: recorded.flock)
+    try LocalFileSystem(calls: calls).writeAtomically(Data("new".utf8), to: url)
+    let opened = recorder.records.compactMap { record -> (String, Int32)? in
+      guard case .open(let path, _, let fd) = record.call, fd >= 0 else { return nil }
+      return (path, fd)
+    }
+    let folderPath = folder.url.resolvingSymlinksInPath().path
+    let folderDescriptors = opened.filter { $0.0 == folderPath }.map(\.1)
+    #expect(folderDescriptors.count == 1)
+    #expect(flushed.withLock { $0 }.count == 2)
+    #expect(flushed.withLock { $0 }.last == folderDescriptors.last)
   }
 
   @Test("A first save into a new folder flushes the folder's entry into its parent")

@@ -34,14 +34,14 @@ import Foundation
 ///
 /// Cost: a file without extended attributes costs one `listxattr`, and on iOS, tvOS, watchOS and
 /// visionOS one `getattrlist`; the owner is compared without a system call.
-enum FileMetadata {
+package enum FileMetadata {
   /// The largest extended attribute carried over, in bytes: Linux's own limit for a value.
   ///
   /// NB: the attributes a person or the system sets on a document (tags, the backup exclusion,
   /// the quarantine, where it came from) are a few hundred bytes; a larger one is a resource
   /// fork, which a file Keepsake writes has no use for, and reading it on every save would cost
   /// more than the save.
-  static let maximumAttributeSize = 64 * 1024
+  package static let maximumAttributeSize = 64 * 1024
 
   /// The bytes read for an attribute's names or value before its size is asked: most fit.
   private static let firstReadSize = 4096
@@ -51,7 +51,7 @@ enum FileMetadata {
   ///
   /// - Throws: ``FileSystemError`` (naming `path`) only when the file has a Data Protection
   ///   class that the temporary file cannot take.
-  static func carryOver(
+  package static func carryOver(
     from path: String, info: stat, to fd: Int32, calls: SystemCalls,
     maximumAttributeSize: Int = maximumAttributeSize
   ) throws {
@@ -97,7 +97,7 @@ enum FileMetadata {
   /// `system.` ACLs, which the permissions stand for), and Apple's protected
   /// `com.apple.system.` attributes, which no app can set. Everything else, the user's and the
   /// system's document attributes alike, is carried over.
-  static func carriesOver(_ name: String) -> Bool {
+  package static func carriesOver(_ name: String) -> Bool {
     !(name.hasPrefix("security.") || name.hasPrefix("trusted.") || name.hasPrefix("system.")
       || name.hasPrefix("com.apple.system."))
   }
@@ -123,7 +123,7 @@ enum FileMetadata {
   }
 
   /// The names in a `listxattr` reply: each ends with a 0 byte.
-  static func names(in list: [UInt8]) -> [String] {
+  package static func names(in list: [UInt8]) -> [String] {
     list.split(separator: 0).compactMap { String(bytes: $0, encoding: .utf8) }
   }
 

@@ -29,9 +29,11 @@ package final class SystemCalls: Sendable {
   package let open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
   /// `pwrite(fd, bytes, count, offset)`: the number of bytes written, or -1.
   package let write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int
-  /// Flushes a file or a folder to stable storage: `F_FULLFSYNC` where the platform has it,
-  /// else `fsync`. The one flush of the write protocol: a folder's entries (a rename) need the
-  /// drive's cache written through as much as a file's bytes do.
+  /// Flushes a file or a folder to stable storage.
+  ///
+  /// `F_FULLFSYNC` where the platform has it, else `fsync`: the one flush of the write protocol,
+  /// as a folder's entries (a rename) need the drive's cache written through as much as a
+  /// file's bytes do.
   package let fullFlush: @Sendable (_ fd: Int32) -> Int32
   /// `close(fd)`.
   package let close: @Sendable (_ fd: Int32) -> Int32
@@ -65,7 +67,9 @@ package final class SystemCalls: Sendable {
   /// Linux and macOS, so a save asks nothing there.
   package let protectionClasses: ProtectionClassCalls?
 
-  /// A set of calls; ``live`` is the real one. The metadata calls default to the real ones.
+  /// A set of calls; ``live`` is the real one.
+  ///
+  /// The metadata calls default to the real ones.
   package init(
     open: @escaping @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32,
     write: @escaping @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int,
@@ -130,10 +134,10 @@ package final class SystemCalls: Sendable {
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
   open(path, flags, mode)
 }
-/// NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
-/// it on power loss; `F_FULLFSYNC` asks the drive to write it through, for a file's bytes and a
-/// folder's entries alike. File systems that do not support it fail the call, and `fsync` is
-/// then the best available.
+// NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
+// it on power loss; `F_FULLFSYNC` asks the drive to write it through, for a file's bytes and a
+// folder's entries alike. File systems that do not support it fail the call, and `fsync` is
+// then the best available.
 private func systemFullFlush(_ fd: Int32) -> Int32 {
   #if canImport(Darwin)
     if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
@@ -197,13 +201,16 @@ package func systemSetAttribute(
   /// Linux has (glibc, musl), found once through `dlsym`. One that is missing reads as a file
   /// system without attributes.
   private enum LinuxAttributeCalls {
-    typealias List = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
-    typealias Get = @convention(c) (
-      UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int
-    ) -> Int
-    typealias Set = @convention(c) (
-      Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32
-    ) -> Int32
+    typealias List =
+      @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
+    typealias Get =
+      @convention(c) (
+        UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int
+      ) -> Int
+    typealias Set =
+      @convention(c) (
+        Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32
+      ) -> Int32
 
     static let list: List? = symbol("listxattr")
     static let get: Get? = symbol("getxattr")
