@@ -44,6 +44,12 @@ package struct LocalFileSystem: FileSystem {
   /// - Throws: ``FileSystemError`` for a FIFO, device, socket or folder, or what `open` and
   ///   `fstat` ran into.
   private func openRegularFile(_ path: String) throws -> (fd: Int32, info: stat)? {
+    #if canImport(Darwin)
+      // NB: a dataless file (iCloud Drive on macOS) is downloaded by its first read, which
+      // blocks meanwhile: its flags are read first, from the metadata, which never blocks.
+      var flags = stat()
+      if stat(path, &flags) == 0 { try refuseDataless(path, flags.st_flags) }
+    #endif
     let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
     if fd < 0 {
       let code = errno
@@ -215,7 +221,25 @@ package struct LocalFileSystem: FileSystem {
       if errno == ENOENT { return nil }
       throw FileSystemError(.read, path: url.path, reason: .init(errno: errno))
     }
+    #if canImport(Darwin)
+      try refuseDataless(url.path, info.st_flags)
+    #endif
     return Self.identity(info)
+  }
+
+  /// Throws ``FileSystemError/Reason/notDownloaded`` for a file whose `st_flags` are `flags`
+  /// when it is dataless (see ``NotDownloaded``), and asks for it to be downloaded.
+  private func refuseDataless(_ path: String, _ flags: UInt32) throws {
+    guard NotDownloaded.isDataless(flags: flags) else { return }
+    requestDownload(of: URL(fileURLWithPath: path, isDirectory: false))
+    throw NotDownloaded.error(path)
+  }
+
+  package func requestDownload(of url: URL) {
+    #if canImport(Darwin)
+      // NB: fails for a file outside iCloud Drive, which has nothing to download.
+      try? FileManager.default.startDownloadingUbiquitousItem(at: url)
+    #endif
   }
 
   private static func identity(_ info: stat) -> FileIdentity {
