@@ -124,7 +124,7 @@ struct BrokenWriter: FileSystem {
         offset += count
       }
     }
-    if flush { try check(calls.fullFsync(fd), path) }
+    if flush { try check(calls.fullFlush(fd), path) }
   }
 
   private func createFolder(_ folder: URL) throws {
@@ -144,7 +144,7 @@ struct BrokenWriter: FileSystem {
     let fd = calls.open(path, O_RDONLY | O_CLOEXEC, 0)
     try check(fd, path)
     defer { _ = calls.close(fd) }
-    try check(calls.fsync(fd), path)
+    try check(calls.fullFlush(fd), path)
   }
 
   private func check<R: BinaryInteger>(_ result: R, _ path: String) throws {

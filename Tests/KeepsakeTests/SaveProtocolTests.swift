@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import Keepsake
 import KeepsakeTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ struct SaveProtocolTests {
       "close <tmp of \(name)>",
       "rename <tmp of \(name)> \(name)",
       "open . O_RDONLY",
-      "fsync .",
+      "fullfsync .",
       "close .",
     ]
   }
@@ -48,7 +49,7 @@ struct SaveProtocolTests {
       "link <tmp of \(name)> \(name)",
       "unlink <tmp of \(name)>",
       "open . O_RDONLY",
-      "fsync .",
+      "fullfsync .",
       "close .",
     ]
   }
@@ -72,6 +73,35 @@ struct SaveProtocolTests {
     #expect(folder.names == ["drafts.json"])
   }
 
+  @Test("The folder is flushed through the same full flush as the file")
+  func folderFlushIsFull() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("drafts.json")
+    let flushed = Mutex<[Int32]>([])
+    let recorder = SystemCallRecorder()
+    let recorded = recorder.calls
+    // Only `fullFlush` reaches the disk here: a folder flushed any other way is not flushed.
+    let calls = SystemCalls(
+      open: recorded.open, write: recorded.write,
+      fullFlush: { fd in
+        flushed.withLock { $0.append(fd) }
+        return recorded.fullFlush(fd)
+      },
+      close: recorded.close, rename: recorded.rename, link: recorded.link,
+      unlink: recorded.unlink, mkdir: recorded.mkdir, fchmod: recorded.fchmod,
+      flock: recorded.flock)
+    try LocalFileSystem(calls: calls).writeAtomically(Data("new".utf8), to: url)
+    let opened = recorder.records.compactMap { record -> (String, Int32)? in
+      guard case .open(let path, _, let fd) = record.call, fd >= 0 else { return nil }
+      return (path, fd)
+    }
+    let folderPath = folder.url.resolvingSymlinksInPath().path
+    let folderDescriptors = opened.filter { $0.0 == folderPath }.map(\.1)
+    #expect(folderDescriptors.count == 1)
+    #expect(flushed.withLock { $0 }.count == 2)
+    #expect(flushed.withLock { $0 }.last == folderDescriptors.last)
+  }
+
   @Test("A first save into a new folder flushes the folder's entry into its parent")
   func firstSaveIntoNewFolder() throws {
     let folder = try TemporaryFolder()
@@ -86,7 +116,7 @@ struct SaveProtocolTests {
           "mkdir inbox",
           // NB: a new folder exists only once its entry in the parent is on disk.
           "open . O_RDONLY",
-          "fsync .",
+          "fullfsync .",
           "close .",
           "open inbox/<tmp of drafts.json> O_WRONLY|O_CREAT|O_EXCL",
           "write inbox/<tmp of drafts.json> 0..<\(data.count)",
@@ -94,7 +124,7 @@ struct SaveProtocolTests {
           "close inbox/<tmp of drafts.json>",
           "rename inbox/<tmp of drafts.json> inbox/drafts.json",
           "open inbox O_RDONLY",
-          "fsync inbox",
+          "fullfsync inbox",
           "close inbox",
         ])
   }
@@ -111,7 +141,7 @@ struct SaveProtocolTests {
     let recorder = SystemCallRecorder { call in
       switch call {
       case .write where failing == "write": return code
-      case .fsync(_, _, true) where failing == "fullfsync": return code
+      case .fsync(_, _) where failing == "fullfsync": return code
       case .rename where failing == "rename": return code
       default: return nil
       }
@@ -192,7 +222,7 @@ struct SaveProtocolTests {
           // Nothing is read: the damaged file gets a second name, flushed with its folder.
           "link notes.json <quarantine>",
           "open . O_RDONLY",
-          "fsync .",
+          "fullfsync .",
           "close .",
           "open notes.json.lock O_RDONLY|O_CREAT",
           "flock notes.json.lock LOCK_EX|LOCK_NB",

@@ -137,6 +137,11 @@ package protocol FileSystem: Sendable {
   /// - Throws: ``FileSystemError`` when the path cannot be examined, with
   ///   ``FileSystemError/Reason/linkLoop`` when it is a loop of symbolic links.
   func identity(of url: URL) throws -> FileIdentity?
+
+  /// Asks for the file at `url`, which iCloud Drive has not downloaded yet (see
+  /// ``NotDownloaded``), to be downloaded; the folder's watch sees it arrive. Does nothing where
+  /// no file is ever held elsewhere (the default).
+  func requestDownload(of url: URL)
 }
 
 extension FileSystem {
@@ -240,6 +245,9 @@ package struct FileIdentity: Hashable, Sendable {
 }
 
 extension FileSystem {
+  /// Nothing to download: every file is on this device.
+  package func requestDownload(of url: URL) {}
+
   /// No watch of a folder's entries: test doubles that wrap a disk see only the file's changes.
   package func watchEntries(
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,

@@ -55,6 +55,10 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     /// This process itself held the file's lock for the whole wait: another storage context, or
     /// a transaction that is waiting for this save.
     case lockHeldByThisProcess(seconds: Int)
+    /// The file is in iCloud Drive but not downloaded to this device yet: a placeholder
+    /// (`.name.icloud`) stands beside it, or it is dataless. It was not read, nothing is saved
+    /// over it, a download was asked for, and the key loads it once it arrives.
+    case notDownloaded
 
     public var description: String {
       switch self {
@@ -101,6 +105,10 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
         return
           "this process itself held the file's lock for \(seconds) seconds (another storage "
           + "context, or a transaction waiting for this save); nothing was written"
+      case .notDownloaded:
+        return
+          "it is not downloaded yet from iCloud, so it was not read and nothing is saved over "
+          + "it; it loads once it is downloaded"
       }
     }
 
@@ -201,7 +209,9 @@ extension FileSystemError: DescribesUntouchedData {
   /// A name or path the system cannot take is a problem of the key's path, not of its data.
   var isAboutThePath: Bool {
     switch reason {
-    case .nameTooLong, .pathTooLong, .nameNotUTF8: true
+    // NB: a file not downloaded yet is not damaged either: restoring it or starting over is
+    // not what to do, waiting is (the reason says so).
+    case .nameTooLong, .pathTooLong, .nameNotUTF8, .notDownloaded: true
     default: false
     }
   }
@@ -211,7 +221,7 @@ extension FileSystemError: DescribesUntouchedData {
   var saysDataIsUntouched: Bool {
     switch reason {
     case .notARegularFile, .tooLarge, .linkLoop, .valueTooLarge, .nameTooLong, .pathTooLong,
-      .nameNotUTF8, .alreadyExists:
+      .nameNotUTF8, .alreadyExists, .notDownloaded:
       true
     case .diskFull, .permissionDenied, .ioError, .shortWrite, .lockTimedOut,
       .lockHeldByThisProcess, .posix:

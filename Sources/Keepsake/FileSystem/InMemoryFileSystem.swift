@@ -29,6 +29,7 @@ package final class InMemoryFileSystem: FileSystem {
     var nextEntryWatcher = 0
     var operations: [FileSystemOperationRecord] = []
     var faultHandler: FileSystemFaultHandler?
+    var downloadRequests: [String] = []
   }
 
   private let state = Mutex(State())
@@ -55,6 +56,17 @@ package final class InMemoryFileSystem: FileSystem {
       state.operations.filter { $0.operation == .rename && $0.path == path && $0.error == nil }
         .count
     }
+  }
+
+  /// The files a download was asked for (see ``NotDownloaded``), by path, in order.
+  @_spi(Testing) public var downloadRequests: [String] {
+    state.withLock { $0.downloadRequests }
+  }
+
+  /// Records the request: this disk holds every file it has.
+  package func requestDownload(of url: URL) {
+    let path = Self.key(url)
+    state.withLock { $0.downloadRequests.append(path) }
   }
 
   /// How many watches are live on this disk: for tests of reference lifetime.

@@ -13,7 +13,8 @@ import Foundation
 ///
 /// `Data.write(options: .atomic)` is not used: measured on Linux it never flushes the folder (so
 /// the rename may not survive a power loss), resets a `0600` file to `0644`, and replaces a
-/// symbolic link with a regular file. This writer keeps the file's permissions and writes through
+/// symbolic link with a regular file. This writer keeps the file's metadata (its permissions,
+/// owner, extended attributes and Data Protection class; see ``FileMetadata``) and writes through
 /// a link to its target, also a link whose target does not exist yet (see ``resolve(_:)``).
 ///
 /// Reading refuses at once what it must not read (rule "Bad files get a clear error at once"): a
@@ -43,6 +44,12 @@ package struct LocalFileSystem: FileSystem {
   /// - Throws: ``FileSystemError`` for a FIFO, device, socket or folder, or what `open` and
   ///   `fstat` ran into.
   private func openRegularFile(_ path: String) throws -> (fd: Int32, info: stat)? {
+    #if canImport(Darwin)
+      // NB: a dataless file (iCloud Drive on macOS) is downloaded by its first read, which
+      // blocks meanwhile: its flags are read first, from the metadata, which never blocks.
+      var flags = stat()
+      if stat(path, &flags) == 0 { try refuseDataless(path, flags.st_flags) }
+    #endif
     let fd = calls.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0)
     if fd < 0 {
       let code = errno
@@ -155,9 +162,11 @@ package struct LocalFileSystem: FileSystem {
     let folder = target.deletingLastPathComponent()
     // NB: a file that exists has its folder: a `mkdir` for nothing on every save was one of the
     // system calls a transaction made twice (issue 25).
-    let existingMode = try fileMode(target.path)
-    if existingMode == nil { try createFolder(folder) }
-    let temporary = try writeTemporary(besides: target, mode: existingMode) { fd, path in
+    let existing = try fileInfo(target.path)
+    if existing == nil { try createFolder(folder) }
+    let temporary = try writeTemporary(
+      besides: target, carrying: existing.map { (target.path, $0) }
+    ) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
     guard calls.rename(temporary.path, target.path) == 0 else {
@@ -172,7 +181,7 @@ package struct LocalFileSystem: FileSystem {
   package func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())
-    let temporary = try writeTemporary(besides: target, mode: nil) { fd, path in
+    let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
     try place(temporary, at: target)
@@ -198,7 +207,8 @@ package struct LocalFileSystem: FileSystem {
     // A file system without hard links: copy the bytes, a block at a time.
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-    let temporary = try writeTemporary(besides: target, mode: info.st_mode & 0o7777) { out, name in
+    // The copy keeps the file's metadata, as a second name for it would.
+    let temporary = try writeTemporary(besides: target, carrying: (path, info)) { out, name in
       try copyAll(from: fd, source: path, to: out, path: name)
     }
     try place(temporary, at: target)
@@ -211,7 +221,25 @@ package struct LocalFileSystem: FileSystem {
       if errno == ENOENT { return nil }
       throw FileSystemError(.read, path: url.path, reason: .init(errno: errno))
     }
+    #if canImport(Darwin)
+      try refuseDataless(url.path, info.st_flags)
+    #endif
     return Self.identity(info)
+  }
+
+  /// Throws ``FileSystemError/Reason/notDownloaded`` for a file whose `st_flags` are `flags`
+  /// when it is dataless (see ``NotDownloaded``), and asks for it to be downloaded.
+  private func refuseDataless(_ path: String, _ flags: UInt32) throws {
+    guard NotDownloaded.isDataless(flags: flags) else { return }
+    requestDownload(of: URL(fileURLWithPath: path, isDirectory: false))
+    throw NotDownloaded.error(path)
+  }
+
+  package func requestDownload(of url: URL) {
+    #if canImport(Darwin)
+      // NB: fails for a file outside iCloud Drive, which has nothing to download.
+      try? FileManager.default.startDownloadingUbiquitousItem(at: url)
+    #endif
   }
 
   private static func identity(_ info: stat) -> FileIdentity {
@@ -282,12 +310,14 @@ package struct LocalFileSystem: FileSystem {
 
   // MARK: - Helpers
 
-  /// Creates a temporary file beside `target`, fills it with `fill`, and flushes it to disk;
-  /// removes it again when anything fails.
+  /// Creates a temporary file beside `target`, gives it the metadata of the file `carrying`
+  /// names (its path and `stat`; see ``FileMetadata``), fills it with `fill`, and flushes it to
+  /// disk; removes it again when anything fails.
   ///
   /// Errors name `target`, the file the app knows: the temporary file is Keepsake's own.
   private func writeTemporary(
-    besides target: URL, mode: mode_t?, fill: (Int32, String) throws -> Void
+    besides target: URL, carrying source: (path: String, info: stat)?,
+    fill: (Int32, String) throws -> Void
   ) throws -> URL {
     let temporary = target.deletingLastPathComponent().appendingPathComponent(
       TemporaryFile.name(for: target.lastPathComponent))
@@ -301,9 +331,11 @@ package struct LocalFileSystem: FileSystem {
     }
     do {
       defer { _ = calls.close(fd) }
-      if let mode { _ = calls.fchmod(fd, mode) }
+      if let source {
+        try FileMetadata.carryOver(from: source.path, info: source.info, to: fd, calls: calls)
+      }
       try fill(fd, target.path)
-      guard calls.fullFsync(fd) == 0 else {
+      guard calls.fullFlush(fd) == 0 else {
         throw FileSystemError(.fsync, path: target.path, reason: .init(errno: errno))
       }
     }
@@ -387,18 +419,19 @@ package struct LocalFileSystem: FileSystem {
     }
   }
 
-  /// The permissions of the file at `path`, or `nil` when there is none yet.
+  /// The `stat` of the file at `path` (its permissions and owner), or `nil` when there is none
+  /// yet.
   ///
   /// - Throws: ``FileSystemError/Reason/linkLoop`` for a loop of symbolic links made after the
   ///   path was resolved: renaming over it would replace a link the user made (rule "Bad files
   ///   get a clear error at once").
-  private func fileMode(_ path: String) throws -> mode_t? {
+  private func fileInfo(_ path: String) throws -> stat? {
     var info = stat()
     guard stat(path, &info) == 0 else {
       if errno == ELOOP { throw FileSystemError(.write, path: path, reason: .linkLoop) }
       return nil
     }
-    return info.st_mode & 0o7777
+    return info
   }
 
   /// What kind of file `mode` describes, as an indefinite noun, or `nil` for a regular file.
@@ -445,13 +478,18 @@ package struct LocalFileSystem: FileSystem {
     }
   }
 
+  /// Flushes the entries of `folder` (a rename, a new name, a new folder) to stable storage.
+  ///
+  /// NB: through the same full flush as a file's bytes: on Apple platforms a plain `fsync`
+  /// leaves the folder's entry in the drive's cache, where a power loss can undo an
+  /// acknowledged save (data-safety rule "An acknowledged save is on disk").
   private func syncFolder(_ folder: URL) throws {
     let fd = calls.open(folder.path, O_RDONLY | O_CLOEXEC, 0)
     guard fd >= 0 else {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
     defer { _ = calls.close(fd) }
-    guard calls.fsync(fd) == 0 else {
+    guard calls.fullFlush(fd) == 0 else {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
   }

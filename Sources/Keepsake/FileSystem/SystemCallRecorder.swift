@@ -30,8 +30,9 @@ import Synchronization
       case open(path: String, flags: Int32, fd: Int32)
       /// The bytes the call wrote (all of them, or the part a short write wrote).
       case write(path: String, fd: Int32, offset: Int, bytes: Data)
-      /// A file's flush (`F_FULLFSYNC` or `fsync`, `full`) or a folder's (`fsync`).
-      case fsync(path: String, fd: Int32, full: Bool)
+      /// A file's or a folder's flush, through ``SystemCalls/fullFlush`` (`F_FULLFSYNC` where
+      /// the platform has it, else `fsync`).
+      case fsync(path: String, fd: Int32)
       case close(path: String, fd: Int32)
       case rename(from: String, to: String)
       /// A new name `to` for the file at `from`.
@@ -40,6 +41,17 @@ import Synchronization
       case mkdir(path: String)
       case fchmod(path: String, fd: Int32, mode: mode_t)
       case flock(path: String, fd: Int32, operation: Int32)
+      case fchown(path: String, fd: Int32, owner: uid_t, group: gid_t)
+      /// The names of a file's extended attributes (`listxattr`).
+      case listAttributes(path: String)
+      /// One extended attribute's value (`getxattr`).
+      case getAttribute(path: String, name: String)
+      /// An extended attribute set on an open file (`fsetxattr`), with its value.
+      case setAttribute(path: String, fd: Int32, name: String, bytes: Data)
+      /// A file's Data Protection class, read by path.
+      case protectionClass(path: String)
+      /// A Data Protection class given to an open file.
+      case setProtectionClass(path: String, fd: Int32, protectionClass: Int32)
       /// Not a call: a label the caller put in the log (``mark(_:)``).
       case mark(String)
     }
@@ -58,7 +70,7 @@ import Synchronization
       case .open(let path, let flags, _): return "open \(path) \(Self.flags(flags))\(outcome)"
       case .write(let path, _, let offset, let bytes):
         return "write \(path) \(offset)..<\(offset + bytes.count)\(outcome)"
-      case .fsync(let path, _, let full): return "\(full ? "fullfsync" : "fsync") \(path)\(outcome)"
+      case .fsync(let path, _): return "fullfsync \(path)\(outcome)"
       case .close(let path, _): return "close \(path)\(outcome)"
       case .rename(let from, let to): return "rename \(from) \(to)\(outcome)"
       case .link(let from, let to): return "link \(from) \(to)\(outcome)"
@@ -68,6 +80,15 @@ import Synchronization
         return "fchmod \(path) \(String(mode, radix: 8))\(outcome)"
       case .flock(let path, _, let operation):
         return "flock \(path) \(Self.lockOperation(operation))\(outcome)"
+      case .fchown(let path, _, let owner, let group):
+        return "fchown \(path) \(owner):\(group)\(outcome)"
+      case .listAttributes(let path): return "listxattr \(path)\(outcome)"
+      case .getAttribute(let path, let name): return "getxattr \(path) \(name)\(outcome)"
+      case .setAttribute(let path, _, let name, let bytes):
+        return "fsetxattr \(path) \(name) \(bytes.count) bytes\(outcome)"
+      case .protectionClass(let path): return "getclass \(path)\(outcome)"
+      case .setProtectionClass(let path, _, let protectionClass):
+        return "setclass \(path) \(protectionClass)\(outcome)"
       case .mark(let label): return "-- \(label)"
       }
     }
@@ -150,18 +171,10 @@ import Synchronization
           .write(path: path, fd: fd, offset: offset, bytes: Data(bytes.prefix(max(count, 0))))
         }
       },
-      fullFsync: { [self] fd in
-        let call = Record.Call.fsync(path: path(of: fd), fd: fd, full: true)
+      fullFlush: { [self] fd in
+        let call = Record.Call.fsync(path: path(of: fd), fd: fd)
         return perform(call) {
-          live.fullFsync(fd)
-        } record: { _ in
-          call
-        }
-      },
-      fsync: { [self] fd in
-        let call = Record.Call.fsync(path: path(of: fd), fd: fd, full: false)
-        return perform(call) {
-          live.fsync(fd)
+          live.fullFlush(fd)
         } record: { _ in
           call
         }
@@ -219,6 +232,63 @@ import Synchronization
         let call = Record.Call.flock(path: path(of: fd), fd: fd, operation: operation)
         return perform(call) {
           live.flock(fd, operation)
+        } record: { _ in
+          call
+        }
+      },
+      fchown: { [self] fd, owner, group in
+        let call = Record.Call.fchown(path: path(of: fd), fd: fd, owner: owner, group: group)
+        return perform(call) {
+          live.fchown(fd, owner, group)
+        } record: { _ in
+          call
+        }
+      },
+      listAttributes: { [self] path, buffer in
+        let call = Record.Call.listAttributes(path: path)
+        return perform(call) {
+          live.listAttributes(path, buffer)
+        } record: { _ in
+          call
+        }
+      },
+      getAttribute: { [self] path, name, buffer in
+        let call = Record.Call.getAttribute(path: path, name: name)
+        return perform(call) {
+          live.getAttribute(path, name, buffer)
+        } record: { _ in
+          call
+        }
+      },
+      setAttribute: { [self] fd, name, bytes in
+        let call = Record.Call.setAttribute(
+          path: path(of: fd), fd: fd, name: name, bytes: Data(bytes))
+        return perform(call) {
+          live.setAttribute(fd, name, bytes)
+        } record: { _ in
+          call
+        }
+      },
+      protectionClasses: protectionClasses(live.protectionClasses))
+  }
+
+  /// A file's Data Protection class (where files have one) read and given through the log.
+  private func protectionClasses(_ live: ProtectionClassCalls?) -> ProtectionClassCalls? {
+    guard let live else { return nil }
+    return ProtectionClassCalls(
+      get: { [self] path in
+        let call = Record.Call.protectionClass(path: path)
+        return perform(call) {
+          live.get(path)
+        } record: { _ in
+          call
+        }
+      },
+      set: { [self] fd, protectionClass in
+        let call = Record.Call.setProtectionClass(
+          path: path(of: fd), fd: fd, protectionClass: protectionClass)
+        return perform(call) {
+          live.set(fd, protectionClass)
         } record: { _ in
           call
         }

@@ -10,11 +10,13 @@ import Foundation
 
 /// The system calls through which ``LocalFileSystem`` changes what is on disk, as one seam.
 ///
-/// Every call that creates, writes, flushes, renames or removes a file or a folder, or takes a
-/// file's lock, goes through here, so a test can run the real writer with a recorder that logs each
+/// Every call that creates, writes, flushes, renames or removes a file or a folder, takes a
+/// file's lock, or reads or sets the metadata a save carries over (see ``FileMetadata``), goes
+/// through here, so a test can run the real writer with a recorder that logs each
 /// call in order and forwards it (see ``SystemCallRecorder``), and prove the protocol of
 /// data-safety rule "Writes are atomic and durable" (see the Data safety article) step by step.
-/// Reads of bytes, `stat` and directory listings change nothing and call the system directly.
+/// Reads of bytes, `stat` and directory listings change nothing and call the system directly;
+/// a file's metadata is read through here so a test can count what a save costs and fail it.
 ///
 /// Each closure has the contract of the call it is named after: it returns what the call returns
 /// and leaves `errno` set as the call does.
@@ -27,10 +29,12 @@ package final class SystemCalls: Sendable {
   package let open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
   /// `pwrite(fd, bytes, count, offset)`: the number of bytes written, or -1.
   package let write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int
-  /// Flushes a file to stable storage: `F_FULLFSYNC` where the platform has it, else `fsync`.
-  package let fullFsync: @Sendable (_ fd: Int32) -> Int32
-  /// `fsync(fd)`: how a folder's entries are flushed.
-  package let fsync: @Sendable (_ fd: Int32) -> Int32
+  /// Flushes a file or a folder to stable storage.
+  ///
+  /// `F_FULLFSYNC` where the platform has it, else `fsync`: the one flush of the write protocol,
+  /// as a folder's entries (a rename) need the drive's cache written through as much as a
+  /// file's bytes do.
+  package let fullFlush: @Sendable (_ fd: Int32) -> Int32
   /// `close(fd)`.
   package let close: @Sendable (_ fd: Int32) -> Int32
   /// `rename(from, to)`.
@@ -46,25 +50,54 @@ package final class SystemCalls: Sendable {
   package let fchmod: @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32
   /// `flock(fd, operation)`.
   package let flock: @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
+  /// `fchown(fd, owner, group)`.
+  package let fchown: @Sendable (_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32
+  /// `listxattr(path, buffer, size)`, links followed: the names of the file's extended
+  /// attributes, each ended by a 0 byte; the bytes written (or, for an empty buffer, needed), or
+  /// -1.
+  package let listAttributes:
+    @Sendable (_ path: String, _ buffer: UnsafeMutableRawBufferPointer) -> Int
+  /// `getxattr(path, name, buffer, size)`, links followed: the value's size, or -1.
+  package let getAttribute:
+    @Sendable (_ path: String, _ name: String, _ buffer: UnsafeMutableRawBufferPointer) -> Int
+  /// `fsetxattr(fd, name, bytes, size)`.
+  package let setAttribute:
+    @Sendable (_ fd: Int32, _ name: String, _ bytes: UnsafeRawBufferPointer) -> Int32
+  /// How a file's Data Protection class is read and given, where files have one: `nil` on
+  /// Linux and macOS, so a save asks nothing there.
+  package let protectionClasses: ProtectionClassCalls?
 
   /// A set of calls; ``live`` is the real one.
+  ///
+  /// The metadata calls default to the real ones.
   package init(
     open: @escaping @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32,
     write: @escaping @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int,
-    fullFsync: @escaping @Sendable (_ fd: Int32) -> Int32,
-    fsync: @escaping @Sendable (_ fd: Int32) -> Int32,
+    fullFlush: @escaping @Sendable (_ fd: Int32) -> Int32,
     close: @escaping @Sendable (_ fd: Int32) -> Int32,
     rename: @escaping @Sendable (_ from: String, _ to: String) -> Int32,
     link: @escaping @Sendable (_ from: String, _ to: String) -> Int32,
     unlink: @escaping @Sendable (_ path: String) -> Int32,
     mkdir: @escaping @Sendable (_ path: String, _ mode: mode_t) -> Int32,
     fchmod: @escaping @Sendable (_ fd: Int32, _ mode: mode_t) -> Int32,
-    flock: @escaping @Sendable (_ fd: Int32, _ operation: Int32) -> Int32
+    flock: @escaping @Sendable (_ fd: Int32, _ operation: Int32) -> Int32,
+    fchown: @escaping @Sendable (_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 =
+      systemFchown,
+    listAttributes:
+      @escaping @Sendable (_ path: String, _ buffer: UnsafeMutableRawBufferPointer) -> Int =
+      systemListAttributes,
+    getAttribute:
+      @escaping @Sendable (
+        _ path: String, _ name: String, _ buffer: UnsafeMutableRawBufferPointer
+      ) -> Int = systemGetAttribute,
+    setAttribute:
+      @escaping @Sendable (_ fd: Int32, _ name: String, _ bytes: UnsafeRawBufferPointer) -> Int32 =
+      systemSetAttribute,
+    protectionClasses: ProtectionClassCalls? = .live
   ) {
     self.open = open
     self.write = write
-    self.fullFsync = fullFsync
-    self.fsync = fsync
+    self.fullFlush = fullFlush
     self.close = close
     self.rename = rename
     self.link = link
@@ -72,6 +105,11 @@ package final class SystemCalls: Sendable {
     self.mkdir = mkdir
     self.fchmod = fchmod
     self.flock = flock
+    self.fchown = fchown
+    self.listAttributes = listAttributes
+    self.getAttribute = getAttribute
+    self.setAttribute = setAttribute
+    self.protectionClasses = protectionClasses
   }
 
   /// The real system calls.
@@ -81,16 +119,7 @@ package final class SystemCalls: Sendable {
       guard let base = bytes.baseAddress else { return 0 }
       return pwrite(fd, base, bytes.count, off_t(offset))
     },
-    fullFsync: { fd in
-      // NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still
-      // lose it on power loss; `F_FULLFSYNC` asks the drive to write it through. File systems
-      // that do not support it fail the call, and `fsync` is then the best available.
-      #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-      #endif
-      return systemFsync(fd)
-    },
-    fsync: { fd in systemFsync(fd) },
+    fullFlush: { fd in systemFullFlush(fd) },
     close: { fd in systemClose(fd) },
     rename: { from, to in systemRename(from, to) },
     link: { from, to in systemLink(from, to) },
@@ -105,7 +134,16 @@ package final class SystemCalls: Sendable {
 private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
   open(path, flags, mode)
 }
-private func systemFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+// NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
+// it on power loss; `F_FULLFSYNC` asks the drive to write it through, for a file's bytes and a
+// folder's entries alike. File systems that do not support it fail the call, and `fsync` is
+// then the best available.
+private func systemFullFlush(_ fd: Int32) -> Int32 {
+  #if canImport(Darwin)
+    if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+  #endif
+  return fsync(fd)
+}
 private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
 private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 private func systemLink(_ from: String, _ to: String) -> Int32 {
@@ -115,3 +153,124 @@ private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
 private func systemMkdir(_ path: String, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
 private func systemFchmod(_ fd: Int32, _ mode: mode_t) -> Int32 { fchmod(fd, mode) }
 private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+// The real calls of a file's metadata: package-wide, so the initializer's default arguments can
+// name them.
+//
+// NB: Apple's extended-attribute calls take a position (for resource forks) and options (0:
+// links followed, compressed files' own attributes hidden); the rest is the same.
+package func systemFchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 {
+  fchown(fd, owner, group)
+}
+package func systemListAttributes(
+  _ path: String, _ buffer: UnsafeMutableRawBufferPointer
+) -> Int {
+  let names = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+  #if canImport(Darwin)
+    return listxattr(path, names, buffer.count, 0)
+  #else
+    guard let call = LinuxAttributeCalls.list else { return unsupported() }
+    return call(path, names, buffer.count)
+  #endif
+}
+package func systemGetAttribute(
+  _ path: String, _ name: String, _ buffer: UnsafeMutableRawBufferPointer
+) -> Int {
+  #if canImport(Darwin)
+    return getxattr(path, name, buffer.baseAddress, buffer.count, 0, 0)
+  #else
+    guard let call = LinuxAttributeCalls.get else { return unsupported() }
+    return call(path, name, buffer.baseAddress, buffer.count)
+  #endif
+}
+package func systemSetAttribute(
+  _ fd: Int32, _ name: String, _ bytes: UnsafeRawBufferPointer
+) -> Int32 {
+  #if canImport(Darwin)
+    return fsetxattr(fd, name, bytes.baseAddress, bytes.count, 0, 0)
+  #else
+    guard let call = LinuxAttributeCalls.set else { return Int32(unsupported()) }
+    return call(fd, name, bytes.baseAddress, bytes.count, 0)
+  #endif
+}
+
+#if !canImport(Darwin)
+  /// The C library's extended-attribute calls, found by name.
+  ///
+  /// NB: the Swift `Glibc` module leaves out `<sys/xattr.h>`; the calls are in every C library
+  /// Linux has (glibc, musl), found once through `dlsym`. One that is missing reads as a file
+  /// system without attributes.
+  private enum LinuxAttributeCalls {
+    typealias List =
+      @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
+    typealias Get =
+      @convention(c) (
+        UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?, Int
+      ) -> Int
+    typealias Set =
+      @convention(c) (
+        Int32, UnsafePointer<CChar>?, UnsafeRawPointer?, Int, Int32
+      ) -> Int32
+
+    static let list: List? = symbol("listxattr")
+    static let get: Get? = symbol("getxattr")
+    static let set: Set? = symbol("fsetxattr")
+
+    private static func symbol<T>(_ name: String) -> T? {
+      // A nil handle is RTLD_DEFAULT: the symbol wherever the process has it.
+      guard let address = dlsym(nil, name) else { return nil }
+      return unsafeBitCast(address, to: T.self)
+    }
+  }
+
+  /// Fails as a file system without extended attributes does.
+  private func unsupported() -> Int {
+    errno = ENOTSUP
+    return -1
+  }
+#endif
+
+/// The calls of a file's Data Protection class (see ``SystemCalls/protectionClasses``).
+package struct ProtectionClassCalls: Sendable {
+  /// The class of the file at `path`, links followed: a positive number, 0 for none, or -1
+  /// with `errno` set.
+  package var get: @Sendable (_ path: String) -> Int32
+  /// Gives the open file `fd` a class: 0, or -1 with `errno` set.
+  package var set: @Sendable (_ fd: Int32, _ protectionClass: Int32) -> Int32
+
+  /// Calls with these bodies.
+  package init(
+    get: @escaping @Sendable (_ path: String) -> Int32,
+    set: @escaping @Sendable (_ fd: Int32, _ protectionClass: Int32) -> Int32
+  ) {
+    self.get = get
+    self.set = set
+  }
+
+  /// The real calls where files have a class, else `nil`.
+  ///
+  /// NB: classes are per file on iOS, tvOS, watchOS and visionOS, whose files are protected by
+  /// default, and an app may choose a stricter class for one; an atomic replace would give the
+  /// new file the folder's default. A Mac's files take the volume's protection (FileVault).
+  package static var live: ProtectionClassCalls? {
+    #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+      ProtectionClassCalls(
+        get: { path in
+          // NB: `getattrlist` reads it by path in one call, also while the device is locked (a
+          // descriptor for `F_GETPROTECTIONCLASS` would need the file opened, and its key).
+          var request = attrlist()
+          request.bitmapcount = u_short(ATTR_BIT_MAP_COUNT)
+          request.commonattr = attrgroup_t(ATTR_CMN_DATA_PROTECT_FLAGS)
+          // The reply: its length in bytes, then the class.
+          var reply: (length: UInt32, protectionClass: UInt32) = (0, 0)
+          let result = withUnsafeMutableBytes(of: &reply) { buffer in
+            getattrlist(path, &request, buffer.baseAddress, buffer.count, 0)
+          }
+          return result == 0 ? Int32(bitPattern: reply.protectionClass) : -1
+        },
+        set: { fd, protectionClass in fcntl(fd, F_SETPROTECTIONCLASS, protectionClass) })
+    #else
+      nil
+    #endif
+  }
+}

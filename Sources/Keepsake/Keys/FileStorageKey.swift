@@ -111,6 +111,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     try wrap { try checkPath() }
     // NB: the identity of the version read, from the open file: no `stat` before the read.
     guard let (data, identity) = try wrap({ try readFile(context.fileSystem) }) else {
+      // A file iCloud Drive has not downloaded yet is not "no file yet": a first save would
+      // write a new file over the person's data.
+      try wrap { try context.fileSystem.refuseIfNotDownloaded(path: filePath) }
       known.set(nil)
       syncDidRead(nil, in: context)
       return nil
@@ -215,9 +218,16 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// The file's identity, once the path is known to be usable.
+  ///
+  /// - Throws: ``FileSystemError/Reason/notDownloaded`` for a file iCloud Drive has not
+  ///   downloaded yet, so no save takes it for a missing file.
   private func checkedIdentity(_ fileSystem: any FileSystem) throws -> FileIdentity? {
     try checkPath()
-    return try fileSystem.identity(of: file)
+    guard let identity = try fileSystem.identity(of: file) else {
+      try fileSystem.refuseIfNotDownloaded(path: filePath)
+      return nil
+    }
+    return identity
   }
 
   /// The file's bytes and the identity of the version read, `nil` when there is no file.

@@ -25,6 +25,9 @@ struct SyncResolver<Value: Sendable> {
   let target: SyncTarget<Value>
   let context: StorageContext
   let state: SyncState
+  /// The versions the engine keeps outside the folder (iCloud Drive's), and the coordination
+  /// of the scan; a double in tests.
+  var versions: any FileVersions = ICloudVersions.live
 
   /// What a scan did, for tests of the resolver on its own.
   struct Outcome: Equatable {
@@ -40,6 +43,10 @@ struct SyncResolver<Value: Sendable> {
     var busy = false
     /// The file cannot be read: nothing is merged into it until it changes.
     var blocked = false
+    /// Why the engine refused access to the file (iCloud Drive's file coordinator): nothing was
+    /// read or merged; each version waiting is reported, and looked at again when the folder
+    /// changes.
+    var refused: String?
 
     var stopped: Bool { busy || blocked }
   }
@@ -94,7 +101,7 @@ struct SyncResolver<Value: Sendable> {
           },
           discard: { [fileSystem] in try fileSystem.removeItem(at: url) }))
     }
-    others += ICloudVersions.others(of: target.url)
+    others += versions.others(of: target.url)
     // NB: at load too: an app that starts (or a command that runs) on a file that dropped one of
     // its saves must show that save before the person changes anything.
     let checksSaves = target.carriesAncestry
@@ -110,18 +117,36 @@ struct SyncResolver<Value: Sendable> {
       }
     }
     defer { lock?.release() }
-    ICloudVersions.coordinate(target.url) {
-      guard var file = readFile() else {
-        outcome.blocked = true
-        return
+    do {
+      try versions.coordinate(target.url) {
+        guard var file = readFile() else {
+          outcome.blocked = true
+          return
+        }
+        for other in others {
+          merge(other, into: &file, atLoad: atLoad, outcome: &outcome)
+          if outcome.stopped { return }
+        }
+        if checksSaves { restoreOverwrittenSaves(into: &file, outcome: &outcome) }
       }
-      for other in others {
-        merge(other, into: &file, atLoad: atLoad, outcome: &outcome)
-        if outcome.stopped { return }
-      }
-      if checksSaves { restoreOverwrittenSaves(into: &file, outcome: &outcome) }
+    } catch {
+      refused(error, others: others, outcome: &outcome)
     }
     return outcome
+  }
+
+  /// The engine refused access to the file: nothing was read or written, and each version
+  /// that waits is reported once, so the app can tell the person why it was not merged.
+  private func refused(_ error: any Error, others: [OtherVersion], outcome: inout Outcome) {
+    let reason =
+      "the file coordinator refused access to the file (\(ErrorMessage.reason(error))), so "
+      + "nothing was read or written; it is tried again when the folder changes."
+    outcome.refused = ErrorMessage.reason(error)
+    for other in others {
+      state.reportOnce(
+        conflict(.notMerged(reason: reason), other, base: .notNeeded), about: other.name)
+      outcome.kept.append(other.name)
+    }
   }
 
   // MARK: - The file

@@ -138,7 +138,7 @@ struct FileLockTests {
     let live = SystemCalls.live
     // As NFS does: an exclusive flock is a byte-range write lock, refused on a read-only file.
     let calls = SystemCalls(
-      open: live.open, write: live.write, fullFsync: live.fullFsync, fsync: live.fsync,
+      open: live.open, write: live.write, fullFlush: live.fullFlush,
       close: live.close, rename: live.rename, link: live.link, unlink: live.unlink,
       mkdir: live.mkdir, fchmod: live.fchmod,
       flock: { fd, operation in

@@ -45,6 +45,9 @@ struct ProtocolLog {
       case .flock where record.error == EWOULDBLOCK:
         // Another holder had the lock: the protocol waits and tries again.
         break
+      case .listAttributes, .getAttribute, .protectionClass:
+        // Reads of the metadata a save carries over.
+        break
       default:
         kept.append(record)
       }
@@ -63,8 +66,7 @@ struct ProtocolLog {
       copy.call = .open(path: relative(path), flags: flags, fd: fd)
     case .write(let path, let fd, let offset, let bytes):
       copy.call = .write(path: relative(path), fd: fd, offset: offset, bytes: bytes)
-    case .fsync(let path, let fd, let full):
-      copy.call = .fsync(path: relative(path), fd: fd, full: full)
+    case .fsync(let path, let fd): copy.call = .fsync(path: relative(path), fd: fd)
     case .close(let path, let fd): copy.call = .close(path: relative(path), fd: fd)
     case .rename(let from, let to): copy.call = .rename(from: relative(from), to: relative(to))
     case .link(let from, let to): copy.call = .link(from: relative(from), to: relative(to))
@@ -74,7 +76,14 @@ struct ProtocolLog {
       copy.call = .fchmod(path: relative(path), fd: fd, mode: mode)
     case .flock(let path, let fd, let operation):
       copy.call = .flock(path: relative(path), fd: fd, operation: operation)
-    case .mark: break
+    case .fchown(let path, let fd, let owner, let group):
+      copy.call = .fchown(path: relative(path), fd: fd, owner: owner, group: group)
+    case .setAttribute(let path, let fd, let name, let bytes):
+      copy.call = .setAttribute(path: relative(path), fd: fd, name: name, bytes: bytes)
+    case .setProtectionClass(let path, let fd, let protectionClass):
+      copy.call = .setProtectionClass(
+        path: relative(path), fd: fd, protectionClass: protectionClass)
+    case .listAttributes, .getAttribute, .protectionClass, .mark: break
     }
     return copy.description
   }

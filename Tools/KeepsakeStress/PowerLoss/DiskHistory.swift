@@ -129,7 +129,7 @@ struct DiskHistory: Sendable {
         if case .file(let inode) = open[fd] {
           append(.write(inode: inode, offset: offset, bytes: bytes), record)
         }
-      case .fsync(_, let fd, _):
+      case .fsync(_, let fd):
         switch open[fd] {
         case .file(let inode): append(.syncFile(inode: inode), record)
         case .folder(let path): append(.syncFolder(path: path), record)
@@ -154,7 +154,8 @@ struct DiskHistory: Sendable {
         append(.mkdir(path: path), record)
       case .mark(let label):
         append(.mark(label), record)
-      case .fchmod, .flock:
+      case .fchmod, .flock, .fchown, .listAttributes, .getAttribute, .setAttribute,
+        .protectionClass, .setProtectionClass:
         break
       }
     }

@@ -64,7 +64,7 @@ enum ByHandTransactions {
         return 3
       }
       guard writeDurably(data, to: temporary, calls),
-        calls.rename(temporary, path) == 0, calls.fsync(folder) == 0
+        calls.rename(temporary, path) == 0, calls.fullFlush(folder) == 0
       else {
         StandardOutput.write("error writing \(path): errno \(errno)")
         return 4
@@ -116,6 +116,6 @@ enum ByHandTransactions {
       }
       return true
     }
-    return written && calls.fsync(file) == 0
+    return written && calls.fullFlush(file) == 0
   }
 }

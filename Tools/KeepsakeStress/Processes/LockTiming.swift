@@ -170,8 +170,7 @@ public final class TimedSystemCalls: Sendable {
         }
       },
       write: { fd, bytes, offset in timed { live.write(fd, bytes, offset) } },
-      fullFsync: { fd in timed { live.fullFsync(fd) } },
-      fsync: { fd in timed { live.fsync(fd) } },
+      fullFlush: { fd in timed { live.fullFlush(fd) } },
       close: { fd in timed { live.close(fd) } },
       rename: { from, to in timed { live.rename(from, to) } },
       link: { from, to in timed { live.link(from, to) } },
