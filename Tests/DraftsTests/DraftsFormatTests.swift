@@ -111,8 +111,7 @@ struct DraftsFormatTests {
     #expect(
       expected.description
         == "The file could not be decoded as format version 2 at content[1].pinned: expected Bool "
-        + "but found a string. Keepsake left it untouched. If this app wrote it, the model changed "
-        + "without a version bump: restore the old shape or add a migration.")
+        + "but found a string. Keepsake left it untouched.")
   }
 
   @Test("A version 2 draft without text is blamed on the file, not on the migration")

@@ -20,10 +20,10 @@ struct ErrorMessageTests {
   static let drafts = SharedKeyID(kind: "file", name: "/data/drafts.json")
   static let url = URL(fileURLWithPath: "/data/drafts.json")
   static let whatToDo =
-    " Fix or restore the file, or call replaceUnreadableData() to set the damaged data aside and "
-    + "start over."
+    " Restore it from a backup, or start over: the unreadable file is then kept as a copy beside "
+    + "it."
   static let untouched =
-    " It has been left untouched: changes stay in memory and are not saved over it."
+    " It has been left untouched, and changes are not saved over it."
 
   @Test(
     "A load error names the file, the coding path and what to do, never the stored value",
@@ -75,12 +75,23 @@ struct ErrorMessageTests {
         FormatError.versionFromFuture(found: 4, supported: 3),
         "The file /data/drafts.json could not be read: The file was written by a newer version "
           + "of the app (format version 4; this version reads up to 3). It has been left "
-          + "untouched: update the app to read it." + whatToDo
+          + "untouched: update the app to read it."
       ),
     ] as [(any Error & Sendable, String)])
   func loadErrors(underlying: any Error & Sendable, description: String) {
     let error = SharedLoadError(keyID: Self.drafts, url: Self.url, underlying: underlying)
     #expect(error.description == description)
+  }
+
+  @Test("A file from a newer version is never called damaged, and no message names an API")
+  func newerVersionIsNotDamaged() {
+    let error = SharedLoadError(
+      keyID: Self.drafts, url: Self.url,
+      underlying: FormatError.versionFromFuture(found: 4, supported: 3))
+    #expect(!error.description.contains("damaged"))
+    #expect(!error.description.contains("start over"))
+    #expect(!error.description.contains("()"))
+    #expect(!error.debugDescription.contains("replaceUnreadableData"))
   }
 
   @Test("A load error without a file names the key's identity")
@@ -114,7 +125,10 @@ struct ErrorMessageTests {
   func detailOnlyInDebugDescription(underlying: DecodingError, detail: String) {
     let error = SharedLoadError(keyID: Self.drafts, url: Self.url, underlying: underlying)
     #expect(!error.description.contains("Alice"))
-    #expect(error.debugDescription == error.description + " Underlying error: " + detail)
+    #expect(
+      error.debugDescription
+        == error.description + " To start over, an app calls replaceUnreadableData(), which "
+        + "keeps the file as a copy. Underlying error: " + detail)
   }
 
   @Test(
@@ -125,8 +139,7 @@ struct ErrorMessageTests {
           version: 2, codingPath: "content[0].id",
           problem: .invalidValue("Attempted to decode UUID from invalid UUID string 'Alice'")),
         "The file could not be decoded as format version 2 at content[0].id: the value is not "
-          + "valid. Keepsake left it untouched. If this app wrote it, the model changed without a "
-          + "version bump: restore the old shape or add a migration.",
+          + "valid. Keepsake left it untouched.",
         "The file could not be decoded as format version 2 at content[0].id: the value is not "
           + "valid (Attempted to decode UUID from invalid UUID string 'Alice'). Keepsake left it "
           + "untouched. If this app wrote it, the model changed without a version bump: restore "
@@ -135,8 +148,7 @@ struct ErrorMessageTests {
       (
         FormatError.decodingFailed(version: 1, codingPath: "content", problem: .missingKey),
         "The file could not be decoded as format version 1 at content: the key is missing. "
-          + "Keepsake left it untouched. If this app wrote it, the model changed without a "
-          + "version bump: restore the old shape or add a migration.",
+          + "Keepsake left it untouched.",
         "The file could not be decoded as format version 1 at content: the key is missing. "
           + "Keepsake left it untouched. If this app wrote it, the model changed without a "
           + "version bump: restore the old shape or add a migration."

@@ -113,47 +113,67 @@ extension FormatError {
 }
 
 extension FormatError: CustomStringConvertible {
-  /// A message that says what happened, where, that the file was left untouched, and what to do.
+  /// What happened, where, and that the file was left untouched, in words for people.
+  ///
+  /// What a developer can change (a migration, the format's declarations) is in
+  /// ``debugDescription``.
   public var description: String { message(detailed: false) }
 
-  /// The message; `detailed` adds the decoder's detail of an invalid value.
+  /// The message; `detailed` adds the decoder's detail of an invalid value and the developer's
+  /// advice.
   private func message(detailed: Bool) -> String {
+    let advice = detailed ? developerAdvice.map { " " + $0 } ?? "" : ""
     switch self {
     case .notJSON(let byteCount, let offset, let reason):
-      "The file is not JSON (\(byteCount) bytes; \(reason) at byte \(offset)). It may be empty, "
-        + "truncated or in another format. Keepsake left it untouched: restore a backup, or "
-        + "replace it explicitly."
+      return "The file is not JSON (\(byteCount) bytes; \(reason) at byte \(offset)): it may be "
+        + "empty, truncated or in another format. Keepsake left it untouched." + advice
     case .invalidEnvelope(let problem):
-      "The file has an invalid version envelope: \(problem). An envelope is "
-        + "{\"version\": <integer from 1>, \"content\": <JSON>}. Keepsake left the file untouched."
+      return "The file has an invalid version envelope: \(problem). Keepsake left it untouched."
+        + advice
     case .missingLegacyVersion(let topLevel):
-      "The file has no version envelope (its top level is \(topLevel)) and the format declares "
-        + "no legacyVersion to read such files as. Keepsake left it untouched. If earlier "
-        + "versions of the app wrote unversioned files, declare legacyVersion."
+      return "The file has no version envelope (its top level is \(topLevel)), so this version "
+        + "of the app cannot tell which version wrote it. Keepsake left it untouched." + advice
     case .versionFromFuture(let found, let supported):
-      "The file was written by a newer version of the app (format version \(found); this "
-        + "version reads up to \(supported)). It has been left untouched: update the app to "
-        + "read it."
+      return "The file was written by a newer version of the app (format version \(found); "
+        + "this version reads up to \(supported)). It has been left untouched: update the app "
+        + "to read it." + advice
     case .versionTooOld(let found, let oldest):
-      "The file has format version \(found), older than the oldest version this app can "
-        + "migrate (\(oldest)). Keepsake left it untouched: open it with an older version "
-        + "of the app, or add the missing versions to the format's migrations."
+      return "The file has format version \(found), older than the oldest version this app "
+        + "can read (\(oldest)). Keepsake left it untouched." + advice
     case .decodingFailed(let version, let codingPath, let problem):
-      "The file could not be decoded as format version \(version) at \(codingPath): "
+      return "The file could not be decoded as format version \(version) at \(codingPath): "
         + "\(detailed ? problem.debugDescription : problem.description). Keepsake left it "
-        + "untouched. If this app wrote it, the model changed "
-        + "without a version bump: restore the old shape or add a migration."
+        + "untouched." + advice
     case .migrationFailed(let from, let to, let codingPath, let reason):
-      "Migration \(from)→\(to) failed at \(codingPath): \(reason). Keepsake left the file "
-        + "untouched (still version \(from)). Fix the migration step and add a fixture that "
-        + "reproduces this file."
+      return "Migration \(from)→\(to) failed at \(codingPath): \(reason). Keepsake left the "
+        + "file untouched (still version \(from))." + advice
+    }
+  }
+
+  /// What a developer can do about it, when the app's code can.
+  private var developerAdvice: String? {
+    switch self {
+    case .notJSON: nil
+    case .invalidEnvelope:
+      "An envelope is {\"version\": <integer from 1>, \"content\": <JSON>}."
+    case .missingLegacyVersion:
+      "If earlier versions of the app wrote unversioned files, declare legacyVersion."
+    case .versionFromFuture: nil
+    case .versionTooOld:
+      "Add the missing versions to the format's migrations."
+    case .decodingFailed:
+      "If this app wrote it, the model changed without a version bump: restore the old shape "
+        + "or add a migration."
+    case .migrationFailed:
+      "Fix the migration step and add a fixture that reproduces this file."
     }
   }
 }
 
 extension FormatError: CustomDebugStringConvertible {
   /// ``description``, with the decoder's detail of an invalid value, which may quote the user's
-  /// value: for logs a developer reads, not for messages shown to people.
+  /// value, and what a developer can change: for logs a developer reads, not for messages shown
+  /// to people.
   public var debugDescription: String { message(detailed: true) }
 }
 

@@ -27,24 +27,40 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible,
   /// file operation, never the stored value.
   public var reason: String { ErrorMessage.reason(underlying) + "." }
 
+  /// What could not be read, why, and the one thing a person can do about it; it never names
+  /// an API, and it never calls a file from a newer version of the app damaged.
   public var description: String {
     let what = url.map { "The file \($0.path)" } ?? "The stored value of \(keyID)"
+    let start = "\(what) could not be read: \(reason)"
+    // A path the system cannot take, or a file not downloaded yet, is not fixed by restoring
+    // the file: the reason says what is (see FileSystemError).
+    if ErrorMessage.isAboutThePath(underlying) { return start }
+    // A newer version's file is not damaged: the reason says to update the app.
+    if isFromANewerVersion { return start }
     // Format errors and refused bad files already say the data was left untouched.
     let untouched =
       ErrorMessage.saysDataIsUntouched(underlying)
-      ? "" : " It has been left untouched: changes stay in memory and are not saved over it."
-    // A path the system cannot take is not fixed by restoring the file (see FileSystemError).
-    if ErrorMessage.isAboutThePath(underlying) { return "\(what) could not be read: \(reason)" }
-    return
-      "\(what) could not be read: \(reason)\(untouched) Fix or restore the file, or call "
-      + "replaceUnreadableData() to set the damaged data aside and start over."
+      ? "" : " It has been left untouched, and changes are not saved over it."
+    return start + untouched
+      + " Restore it from a backup, or start over: the unreadable file is then kept as a copy "
+      + "beside it."
   }
 
-  /// ``description``, then the underlying error's own account (a decoder's detail may quote
-  /// the stored value): for logs a developer reads, not for messages shown to people.
+  /// Whether the data was written by a newer version of the app.
+  private var isFromANewerVersion: Bool {
+    if case .versionFromFuture = underlying as? FormatError { return true }
+    return false
+  }
+
+  /// ``description``, how an app starts over, then the underlying error's own account (a
+  /// decoder's detail may quote the stored value, and a format error says what a developer can
+  /// change): for logs a developer reads, not for messages shown to people.
   public var debugDescription: String {
     let detail = ErrorMessage.detail(underlying) ?? String(reflecting: underlying)
-    return "\(description) Underlying error: \(detail)"
+    let startOver =
+      ErrorMessage.isAboutThePath(underlying) || isFromANewerVersion
+      ? "" : " To start over, an app calls replaceUnreadableData(), which keeps the file as a copy."
+    return "\(description)\(startOver) Underlying error: \(detail)"
   }
 }
 

@@ -5,7 +5,7 @@ import Testing
 @Suite("Format error messages")
 struct FormatErrorTests {
   @Test(
-    "Every error says what happened, that the file is untouched, and what to do",
+    "Every error says what happened and that the file is untouched, in words for people",
     arguments: [
       (
         FormatError.versionFromFuture(found: 4, supported: 3),
@@ -17,83 +17,101 @@ struct FormatErrorTests {
           version: 2, codingPath: "content[3].pinned",
           problem: .typeMismatch(expected: "Bool", found: "a string")),
         "The file could not be decoded as format version 2 at content[3].pinned: expected Bool but "
-          + "found a string. Keepsake left it untouched. If this app wrote it, the model changed "
-          + "without a version bump: restore the old shape or add a migration."
+          + "found a string. Keepsake left it untouched."
       ),
       (
         FormatError.decodingFailed(version: 3, codingPath: "content[0].id", problem: .missingKey),
         "The file could not be decoded as format version 3 at content[0].id: the key is missing. "
-          + "Keepsake left it untouched. If this app wrote it, the model changed without a version "
-          + "bump: restore the old shape or add a migration."
+          + "Keepsake left it untouched."
       ),
       (
         FormatError.decodingFailed(
           version: 3, codingPath: "content",
           problem: .typeMismatch(expected: "an array", found: nil)),
         "The file could not be decoded as format version 3 at content: expected an array (type "
-          + "mismatch). Keepsake left it untouched. If this app wrote it, the model changed without "
-          + "a version bump: restore the old shape or add a migration."
+          + "mismatch). Keepsake left it untouched."
       ),
       (
         FormatError.decodingFailed(
           version: 1, codingPath: "[2].text", problem: .missingValue(expected: "String")),
         "The file could not be decoded as format version 1 at [2].text: expected String but found "
-          + "null. Keepsake left it untouched. If this app wrote it, the model changed without a "
-          + "version bump: restore the old shape or add a migration."
+          + "null. Keepsake left it untouched."
       ),
       (
         FormatError.decodingFailed(
           version: 1, codingPath: "[0].id", problem: .invalidValue("not a UUID")),
         "The file could not be decoded as format version 1 at [0].id: the value is not valid. "
-          + "Keepsake left it untouched. If this app wrote it, the model changed without a version "
-          + "bump: restore the old shape or add a migration."
+          + "Keepsake left it untouched."
       ),
       (
         FormatError.migrationFailed(
           from: 2, to: 3, codingPath: "content[3].text", reason: "expected a string"),
         "Migration 2→3 failed at content[3].text: expected a string. Keepsake left the file "
-          + "untouched (still version 2). Fix the migration step and add a fixture that reproduces "
-          + "this file."
+          + "untouched (still version 2)."
       ),
       (
         FormatError.invalidEnvelope(.versionNotAnInteger(found: "a string")),
-        #"The file has an invalid version envelope: "version" is a string, not an integer. An "#
-          + #"envelope is {"version": <integer from 1>, "content": <JSON>}. Keepsake left the file "#
-          + "untouched."
+        #"The file has an invalid version envelope: "version" is a string, not an integer. "#
+          + "Keepsake left it untouched."
       ),
       (
         FormatError.invalidEnvelope(.versionNotPositive(0)),
-        #"The file has an invalid version envelope: "version" is 0; versions start at 1. An "#
-          + #"envelope is {"version": <integer from 1>, "content": <JSON>}. Keepsake left the file "#
-          + "untouched."
+        #"The file has an invalid version envelope: "version" is 0; versions start at 1. "#
+          + "Keepsake left it untouched."
       ),
       (
         FormatError.invalidEnvelope(.missingContent),
-        #"The file has an invalid version envelope: it has a "version" but no "content". An "#
-          + #"envelope is {"version": <integer from 1>, "content": <JSON>}. Keepsake left the file "#
-          + "untouched."
+        #"The file has an invalid version envelope: it has a "version" but no "content". "#
+          + "Keepsake left it untouched."
       ),
       (
         FormatError.notJSON(byteCount: 0, offset: 0, reason: "the document is empty"),
-        "The file is not JSON (0 bytes; the document is empty at byte 0). It may be empty, "
-          + "truncated or in another format. Keepsake left it untouched: restore a backup, or "
-          + "replace it explicitly."
+        "The file is not JSON (0 bytes; the document is empty at byte 0): it may be empty, "
+          + "truncated or in another format. Keepsake left it untouched."
       ),
       (
         FormatError.missingLegacyVersion(topLevel: "an array"),
-        "The file has no version envelope (its top level is an array) and the format declares no "
-          + "legacyVersion to read such files as. Keepsake left it untouched. If earlier versions of "
-          + "the app wrote unversioned files, declare legacyVersion."
+        "The file has no version envelope (its top level is an array), so this version of the app "
+          + "cannot tell which version wrote it. Keepsake left it untouched."
       ),
       (
         FormatError.versionTooOld(found: 1, oldest: 3),
-        "The file has format version 1, older than the oldest version this app can migrate (3). "
-          + "Keepsake left it untouched: open it with an older version of the app, or add the "
-          + "missing versions to the format's migrations."
+        "The file has format version 1, older than the oldest version this app can read (3). "
+          + "Keepsake left it untouched."
       ),
     ])
   func descriptions(error: FormatError, description: String) {
     #expect(error.description == description)
+    #expect(!error.description.contains("legacyVersion"), "no API name in words for people")
+  }
+
+  @Test(
+    "What a developer can change is in debugDescription only",
+    arguments: [
+      (
+        FormatError.decodingFailed(version: 3, codingPath: "content[0].id", problem: .missingKey),
+        "If this app wrote it, the model changed without a version bump: restore the old shape or "
+          + "add a migration."
+      ),
+      (
+        FormatError.migrationFailed(from: 2, to: 3, codingPath: "content", reason: "bad"),
+        "Fix the migration step and add a fixture that reproduces this file."
+      ),
+      (
+        FormatError.invalidEnvelope(.missingContent),
+        #"An envelope is {"version": <integer from 1>, "content": <JSON>}."#
+      ),
+      (
+        FormatError.missingLegacyVersion(topLevel: "an array"),
+        "If earlier versions of the app wrote unversioned files, declare legacyVersion."
+      ),
+      (
+        FormatError.versionTooOld(found: 1, oldest: 3),
+        "Add the missing versions to the format's migrations."
+      ),
+    ])
+  func developerAdvice(error: FormatError, advice: String) {
+    #expect(error.debugDescription == error.description + " " + advice)
   }
 
   @Test("Paths are rendered the way they are written in Swift")

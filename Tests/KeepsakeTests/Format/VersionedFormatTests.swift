@@ -164,7 +164,7 @@ struct VersionedFormatTests {
       ),
       (
         #"{"version":"x"}"#,
-        #"unreadable: The file has an invalid version envelope: "version" is a string, not an integer. An envelope is {"version": <integer from 1>, "content": <JSON>}. Keepsake left the file untouched."#
+        #"unreadable: The file has an invalid version envelope: "version" is a string, not an integer. Keepsake left it untouched."#
       ),
     ])
   func versionInfo(json: String, description: String) {
