@@ -36,12 +36,12 @@ struct TestSupportTests {
   func hostedStartup() {
     let process = FakeProcess()
     let support = process.locator(.test)
-    for _ in 0..<20 { #expect(support.installed == nil) }
+    #expect((0..<20).allSatisfy { _ in support.installed == nil })
     #expect(process.lookups.withLock { $0 } == 1, "no new code, no new look")
 
     process.loadKeepsakeTesting()
     #expect(support.installed != nil)
-    for _ in 0..<20 { #expect(support.installed != nil) }
+    #expect((0..<20).allSatisfy { _ in support.installed != nil })
     #expect(process.lookups.withLock { $0 } == 2)
   }
 
@@ -50,7 +50,7 @@ struct TestSupportTests {
     let process = FakeProcess()
     process.loadKeepsakeTesting()
     let support = process.locator(runContext)
-    for _ in 0..<100 { #expect(support.installed == nil) }
+    #expect((0..<100).allSatisfy { _ in support.installed == nil })
     #expect(process.lookups.withLock { $0 } == 0)
   }
 }

@@ -12,10 +12,12 @@ struct RetryingLookupTests {
     let lookups = Mutex(0)
 
     func lookup() -> RetryingLookup<String> {
-      RetryingLookup(generation: { self.generation.withLock { $0 } }) {
-        self.lookups.withLock { $0 += 1 }
-        return self.available.withLock { $0 }
-      }
+      RetryingLookup(
+        generation: { self.generation.withLock { $0 } },
+        lookup: {
+          self.lookups.withLock { $0 += 1 }
+          return self.available.withLock { $0 }
+        })
     }
 
     func loadCode(providing value: String? = nil) {
@@ -28,7 +30,7 @@ struct RetryingLookupTests {
   func missWaitsForLoadedCode() {
     let process = Process()
     let lookup = process.lookup()
-    for _ in 0..<100 { #expect(lookup.value == nil) }
+    #expect((0..<100).allSatisfy { _ in lookup.value == nil })
     #expect(process.lookups.withLock { $0 } == 1)
 
     process.loadCode()
@@ -46,7 +48,7 @@ struct RetryingLookupTests {
     #expect(lookup.value == "test support")
     process.available.withLock { $0 = nil }
     process.loadCode()
-    for _ in 0..<100 { #expect(lookup.value == "test support") }
+    #expect((0..<100).allSatisfy { _ in lookup.value == "test support" })
     #expect(process.lookups.withLock { $0 } == 2, "found once, never looked up again")
   }
 
@@ -55,7 +57,7 @@ struct RetryingLookupTests {
     let process = Process()
     process.generation.withLock { $0 = nil }
     let lookup = process.lookup()
-    for _ in 0..<3 { #expect(lookup.value == nil) }
+    #expect((0..<3).allSatisfy { _ in lookup.value == nil })
     #expect(process.lookups.withLock { $0 } == 3)
     process.available.withLock { $0 = "found" }
     #expect(lookup.value == "found")

@@ -129,7 +129,7 @@ struct TestDetectorTests {
     process.xcTestSupport.withLock { $0 = FakeXCTestSupport.self }
     process.xcTestContext.withLock { $0 = caseContext }
     process.generation.withLock { $0 += 1 }
-    for _ in 0..<10 { #expect(detector.context { .live } === caseContext) }
+    #expect((0..<10).allSatisfy { _ in detector.context { .live } === caseContext })
     #expect(FakeXCTestSupport.installations.withLock { $0 } == [true])
     #expect(atLaunch !== caseContext)
   }
@@ -143,7 +143,7 @@ struct TestDetectorTests {
     #expect(atDecision == 2, "the decision looks for Swift Testing and XCTest once")
 
     process.loadTestBundle()
-    for _ in 0..<1_000 { #expect(detector.context { .live } === StorageContext.live) }
+    #expect((0..<1_000).allSatisfy { _ in detector.context { .live } === StorageContext.live })
     #expect(process.totalCalls == atDecision)
   }
 
@@ -159,7 +159,7 @@ struct TestDetectorTests {
     #expect(preview.fileSystem is InMemoryFileSystem)
     #expect(preview.name == "Xcode preview")
     process.loadTestBundle()
-    for _ in 0..<100 { #expect(detector.context { .live } === preview) }
+    #expect((0..<100).allSatisfy { _ in detector.context { .live } === preview })
     #expect(process.totalCalls == 0)
   }
 

@@ -36,8 +36,10 @@ package final class MainThreadRegistration: Sendable {
   /// Whether the registration has run.
   package var isDone: Bool { done.load(ordering: .acquiring) }
 
-  /// Runs the registration now when on the main thread; otherwise asks the main queue to, and
-  /// returns at once. Nothing happens once it has run.
+  /// Runs the registration now on the main thread, or asks the main queue to run it.
+  ///
+  /// Off the main thread it returns at once, without waiting for the main queue. Nothing happens
+  /// once the registration has run.
   package func request() {
     guard !done.load(ordering: .acquiring) else { return }
     if Thread.isMainThread {
