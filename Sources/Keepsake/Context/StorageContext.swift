@@ -159,7 +159,10 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   public static var current: StorageContext {
     if let scoped { return scoped }
     // NB: an app decided once that it runs no tests; this is one load and one comparison.
-    return TestDetector.process.context { appDefault.withLock { $0 } ?? live }
+    if !TestDetector.isLiveProcess, let isolated = TestDetector.process.isolatedContext() {
+      return isolated
+    }
+    return appDefault.withLock { $0 } ?? live
   }
 
   private static let appDefault = Mutex<StorageContext?>(nil)

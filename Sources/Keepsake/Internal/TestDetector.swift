@@ -51,6 +51,12 @@ package final class TestDetector: Sendable {
   /// Whether the process runs tests (an Xcode preview does not: see ``RunContext``).
   package static var isRunningTests: Bool { process.runContext == .test }
 
+  /// Whether this process is an app (neither tests nor a preview), decided at first use.
+  ///
+  /// NB: a `Bool` of its own, so the check every key's creation makes in an app is one load and
+  /// one comparison, with no reference to the detector to retain.
+  package static let isLiveProcess = process.runContext == .live
+
   private enum Mode: Sendable {
     case live
     /// `unattributed`: work under test that no test can be found for (a detached task, a plain
@@ -100,10 +106,14 @@ package final class TestDetector: Sendable {
 
   /// The storage keys use when no scope sets one: `live()` in an app, the running test's in a
   /// test process, the preview's in an Xcode preview.
-  @inline(__always)
   package func context(live: () -> StorageContext) -> StorageContext {
+    isolatedContext() ?? live()
+  }
+
+  /// The storage keys use when no scope sets one in a test process or a preview; `nil` in an app.
+  package func isolatedContext() -> StorageContext? {
     switch mode {
-    case .live: live()
+    case .live: nil
     case .test(let unattributed): currentTestContext(unattributed: unattributed)
     case .preview(let preview): preview
     }
