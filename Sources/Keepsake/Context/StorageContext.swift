@@ -150,14 +150,18 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// The context keys use right now.
   ///
   /// In order: a context set with ``withValue(_:operation:)-(_,()->R)`` (or a testing trait);
-  /// when the process runs tests (or an Xcode preview), the context of the running test (Swift
-  /// Testing tests are found through `Test.current`, XCTest cases through `KeepsakeTesting`);
-  /// when it runs tests but no test can be found (a detached task, say), one in-memory context
-  /// shared by such work; otherwise the one given to ``setAppDefault(_:)``, else ``live``.
-  /// Nothing under test reaches ``live`` unless a test sets it.
+  /// when the process runs tests, the context of the running test (Swift Testing tests are found
+  /// through `Test.current`, XCTest cases through `KeepsakeTesting`); when it runs tests but no
+  /// test can be found (a detached task, or a hosted test run's host app before the test bundle
+  /// loaded), one in-memory context shared by such work; in an Xcode preview, one in-memory
+  /// context for the preview; otherwise the one given to ``setAppDefault(_:)``, else ``live``.
+  /// Nothing under test or in a preview reaches ``live`` unless a test sets it.
   public static var current: StorageContext {
     if let scoped { return scoped }
-    if TestDetector.isRunningTests { return TestDetector.currentTestContext() }
+    // NB: an app decided once that it runs no tests; this is one load and one comparison.
+    if !TestDetector.isLiveProcess, let isolated = TestDetector.process.isolatedContext() {
+      return isolated
+    }
     return appDefault.withLock { $0 } ?? live
   }
 

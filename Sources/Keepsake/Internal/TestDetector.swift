@@ -8,79 +8,165 @@ import Synchronization
 #elseif canImport(Musl)
   import Musl
 #endif
+#if canImport(MachO)
+  import MachO
+#endif
 
-/// Finds out, without linking Testing or XCTest, whether the process runs tests and which test
-/// is running, so every test gets storage of its own with nothing to set up.
+/// What kind of process this is: it picks the storage keys use and the values dependencies take.
+package enum RunContext: Sendable, Equatable {
+  /// An app or a tool: the real disk and preferences, live dependency values.
+  case live
+  /// A test runner: storage of each test's own, test dependency values.
+  case test
+  /// An Xcode preview: storage in memory, live (or preview) dependency values.
+  case preview
+}
+
+/// Finds out, without linking Testing or XCTest, what kind of process this is and which test is
+/// running, so every test gets storage of its own with nothing to set up.
 ///
-/// Swift Testing's `Test.current` is a task-local read through its exported getter, looked up
-/// with `dlsym` only when Testing is already loaded (so it is never loaded into an app). XCTest
-/// exports no current test; `KeepsakeTesting` installs an observer for it through
-/// ``TestSupportHook``. Any lookup that finds nothing falls back to a
-/// shared in-memory context: never the live one.
-package enum TestDetector {
-  // NB: the handle and the symbols below are written once, when first read, and never change;
-  // the pointers they hold are only called, never written through.
-  private nonisolated(unsafe) static let programHandle = dlopen(nil, RTLD_NOW)
-
-  private static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
-    guard let programHandle else { return nil }
-    return dlsym(programHandle, name)
-  }
-
-  private nonisolated(unsafe) static let testCurrentGetter = symbol(
-    "$s7Testing4TestV7currentACSgvgZ")
-  private nonisolated(unsafe) static let testCaseCurrentGetter = symbol(
-    "$s7Testing4TestV4CaseV7currentAESgvgZ")
-  /// Whether XCTest is loaded: its Swift symbol on Linux, its Objective-C class on Apple
-  /// platforms (where XCTest is an Objective-C framework and the Swift symbol does not exist).
-  private static let xcTestLoaded: Bool = {
-    if symbol("$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil { return true }
-    #if canImport(ObjectiveC)
-      if NSClassFromString("XCTestCase") != nil { return true }
-    #endif
-    return false
-  }()
-
-  /// Whether the process runs tests, or anything else that must never touch the real disk.
-  ///
-  /// Any one signal suffices, and each exists on Linux and Apple platforms alike:
-  /// - Swift Testing is loaded (its `Test.current` getter);
-  /// - XCTest is loaded (its Swift symbol, or the `XCTestCase` Objective-C class);
-  /// - the environment variables Xcode and `xcodebuild` give a test runner
-  ///   (`XCTestConfigurationFilePath`, `XCTestBundlePath`, `XCTestSessionIdentifier`), which a
-  ///   test bundle's host app also sees before any test library is loaded;
-  /// - the test runner's process name (`xctest`, a `.xctest` bundle, SwiftPM's testing helper);
-  /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`), which gets in-memory storage too.
-  package static let isRunningTests: Bool = detect(
+/// The kind of process (``RunContext``) is decided once, from signals that exist on Linux and
+/// Apple platforms alike (see ``runContext(environment:processName:librariesLoaded:)``). A process
+/// with no signal is an app: it never looks anything up again, so its keys pay one load and one
+/// comparison for the decision.
+///
+/// In a test process, Swift Testing's `Test.current` is a task-local read through its exported
+/// getter, looked up with `dlsym` (so Testing is never loaded into an app). XCTest exports no
+/// current test; `KeepsakeTesting` installs an observer for it through ``TestSupportHook``. Both
+/// lookups may fail at first and succeed later: in a hosted test run (Xcode's default for an app
+/// target) the host app starts, and makes keys, before the test bundle brings Testing and
+/// `KeepsakeTesting` in. So a miss is retried (once the process has loaded code since the miss,
+/// where the platform tells) and a find is kept. Work no test can be found for gets one shared
+/// in-memory context: never the live one.
+package final class TestDetector: Sendable {
+  /// The detector of this process, from its environment and name; decided at its first use.
+  package static let process = TestDetector(
     environment: ProcessInfo.processInfo.environment,
     processName: ProcessInfo.processInfo.processName,
-    librariesLoaded: testCurrentGetter != nil || xcTestLoaded)
+    probes: .system)
+
+  /// What kind of process this is.
+  package static var runContext: RunContext { process.runContext }
+
+  /// Whether the process runs tests (an Xcode preview does not: see ``RunContext``).
+  package static var isRunningTests: Bool { process.runContext == .test }
+
+  /// Whether this process is an app (neither tests nor a preview), decided at first use.
+  ///
+  /// NB: a `Bool` of its own, so the check every key's creation makes in an app is one load and
+  /// one comparison, with no reference to the detector to retain.
+  package static let isLiveProcess = process.runContext == .live
+
+  private enum Mode: Sendable {
+    case live
+    /// `unattributed`: work under test that no test can be found for (a detached task, a plain
+    /// thread, a host app's keys made before the test bundle loaded).
+    case test(unattributed: StorageContext)
+    /// The storage every key of a preview shares.
+    case preview(StorageContext)
+  }
+
+  private let mode: Mode
+  private let probes: Probes
+  private let swiftTesting: RetryingLookup<SwiftTestingGetters>
+  private let xcTestSupport: RetryingLookup<any XCTestStorageSupport.Type>
+  /// Set once `KeepsakeTesting`'s XCTest support is installed; read without a lock.
+  private let xcTestInstalled = Atomic<Bool>(false)
+  private let xcTestInstall = Mutex(())
+  private let contexts = Mutex<[String: StorageContext]>([:])
+
+  /// A detector for a process with this environment and name, looking code up through `probes`.
+  package init(environment: [String: String], processName: String, probes: Probes) {
+    self.probes = probes
+    let runContext = Self.runContext(
+      environment: environment, processName: processName,
+      librariesLoaded: { probes.symbol(Self.testCurrentSymbol) != nil || probes.xcTestLoaded() })
+    switch runContext {
+    case .live: mode = .live
+    case .test:
+      mode = .test(unattributed: .inMemory(name: "test process (no current test)"))
+    case .preview: mode = .preview(.inMemory(name: "Xcode preview"))
+    }
+    swiftTesting = RetryingLookup(generation: probes.loadedCodeGeneration) {
+      guard let test = probes.symbol(Self.testCurrentSymbol) else { return nil }
+      return SwiftTestingGetters(test: test, testCase: probes.symbol(Self.testCaseCurrentSymbol))
+    }
+    xcTestSupport = RetryingLookup(
+      generation: probes.loadedCodeGeneration, lookup: probes.xcTestStorageSupport)
+  }
+
+  /// What kind of process this is.
+  package var runContext: RunContext {
+    switch mode {
+    case .live: .live
+    case .test: .test
+    case .preview: .preview
+    }
+  }
+
+  /// The storage keys use when no scope sets one: `live()` in an app, the running test's in a
+  /// test process, the preview's in an Xcode preview.
+  package func context(live: () -> StorageContext) -> StorageContext {
+    isolatedContext() ?? live()
+  }
+
+  /// The storage keys use when no scope sets one in a test process or a preview; `nil` in an app.
+  package func isolatedContext() -> StorageContext? {
+    switch mode {
+    case .live: nil
+    case .test(let unattributed): currentTestContext(unattributed: unattributed)
+    case .preview(let preview): preview
+    }
+  }
+
+  // MARK: - Deciding
 
   /// The environment variables that mark a test run.
   static let testEnvironmentVariables = [
     "XCTestConfigurationFilePath", "XCTestBundlePath", "XCTestSessionIdentifier",
   ]
 
-  /// Decides from the signals of ``isRunningTests``; separate so every signal is testable.
+  /// Decides what kind of process this is; separate so every signal is testable.
+  ///
+  /// Any one signal suffices, and each exists on Linux and Apple platforms alike:
+  /// - an Xcode preview (`XCODE_RUNNING_FOR_PREVIEWS=1`) is a ``RunContext/preview``;
+  /// - the environment variables Xcode and `xcodebuild` give a test runner
+  ///   (`XCTestConfigurationFilePath`, `XCTestBundlePath`, `XCTestSessionIdentifier`), which a
+  ///   test bundle's host app also sees before any test library is loaded, make a
+  ///   ``RunContext/test``; so do
+  /// - the test runner's process name (`xctest`, a `.xctest` bundle, SwiftPM's testing helper),
+  ///   and
+  /// - Swift Testing or XCTest already loaded (`librariesLoaded`, asked last: it looks symbols up).
+  ///
+  /// Every test runner carries one of the first three from its start, so deciding once is safe.
+  package static func runContext(
+    environment: [String: String], processName: String, librariesLoaded: () -> Bool
+  ) -> RunContext {
+    // NB: first: a preview that happens to have XCTest loaded must still get live dependencies.
+    if environment["XCODE_RUNNING_FOR_PREVIEWS"] == "1" { return .preview }
+    if testEnvironmentVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) {
+      return .test
+    }
+    let name = processName.lowercased()
+    if name == "xctest" || name.hasSuffix(".xctest") || name == "swiftpm-testing-helper" {
+      return .test
+    }
+    return librariesLoaded() ? .test : .live
+  }
+
+  /// Whether a process with these signals gets isolated storage (a test or a preview).
   package static func detect(
     environment: [String: String], processName: String, librariesLoaded: Bool
   ) -> Bool {
-    if librariesLoaded { return true }
-    if testEnvironmentVariables.contains(where: { !(environment[$0] ?? "").isEmpty }) {
-      return true
-    }
-    if environment["XCODE_RUNNING_FOR_PREVIEWS"] == "1" { return true }
-    let name = processName.lowercased()
-    return name == "xctest" || name.hasSuffix(".xctest") || name == "swiftpm-testing-helper"
+    runContext(
+      environment: environment, processName: processName, librariesLoaded: { librariesLoaded })
+      != .live
   }
 
-  private static let contexts = Mutex<[String: StorageContext]>([:])
-
-  /// Work under test that no test can be found for (a detached task, a plain thread).
-  static let unattributed = StorageContext.inMemory(name: "test process (no current test)")
+  // MARK: - The running test
 
   /// The context of the running test, made on first use.
-  static func currentTestContext() -> StorageContext {
+  private func currentTestContext(unattributed: StorageContext) -> StorageContext {
     if let identity = currentSwiftTestingIdentity() {
       return contexts.withLock { contexts in
         if let context = contexts[identity] { return context }
@@ -90,23 +176,19 @@ package enum TestDetector {
       }
     }
     installXCTestSupportIfAvailable()
-    if let context = StorageContext.xcTestContextProvider.withLock({ $0 })?() {
-      return context
-    }
-    return unattributed
+    return probes.xcTestContext() ?? unattributed
   }
 
-  // MARK: - Swift Testing
-
-  /// The running Swift Testing test and test case, as a string, or `nil` outside one.
-  static func currentSwiftTestingIdentity() -> String? {
-    guard let testCurrentGetter,
+  /// The running Swift Testing test and test case, as a string, or `nil` outside one (or before
+  /// Testing is loaded).
+  package func currentSwiftTestingIdentity() -> String? {
+    guard let getters = swiftTesting.value,
       let testType = _typeByName("7Testing4TestV"),
-      let test = callOptionalGetter(testCurrentGetter, returning: testType)
+      let test = Self.callOptionalGetter(getters.test, returning: testType)
     else { return nil }
-    var identity = describeIdentity(test)
-    if let testCaseCurrentGetter, let caseType = _typeByName("7Testing4TestV4CaseV"),
-      let testCase = callOptionalGetter(testCaseCurrentGetter, returning: caseType)
+    var identity = Self.describeIdentity(test)
+    if let testCaseGetter = getters.testCase, let caseType = _typeByName("7Testing4TestV4CaseV"),
+      let testCase = Self.callOptionalGetter(testCaseGetter, returning: caseType)
     {
       // NB: the arguments of a parameterized case are only reachable through reflection; a
       // failure here merges the cases of one test, it never crashes.
@@ -118,6 +200,20 @@ package enum TestDetector {
     return identity
   }
 
+  /// Asks `KeepsakeTesting`, once it is loaded, to observe XCTest cases; once.
+  private func installXCTestSupportIfAvailable() {
+    guard !xcTestInstalled.load(ordering: .acquiring), let support = xcTestSupport.value else {
+      return
+    }
+    // NB: under a lock, so a second thread waits until the observer is in place rather than
+    // reading no context meanwhile.
+    xcTestInstall.withLock { _ in
+      guard !xcTestInstalled.load(ordering: .acquiring) else { return }
+      support.install(inProgress: true)
+      xcTestInstalled.store(true, ordering: .releasing)
+    }
+  }
+
   private static func describeIdentity(_ value: Any) -> String {
     if let identifiable = value as? any Identifiable {
       return String(describing: identifiable.id)
@@ -127,28 +223,114 @@ package enum TestDetector {
 
   /// Calls a static getter `() -> T?` whose `T` is only known at run time.
   private static func callOptionalGetter(
-    _ getter: UnsafeMutableRawPointer, returning type: Any.Type
+    _ getter: SymbolAddress, returning type: Any.Type
   ) -> Any? {
     func call<T>(_: T.Type) -> Any? {
       typealias Getter = @convention(thin) () -> T?
-      let function = unsafeBitCast(getter, to: Getter.self)
+      let function = unsafeBitCast(getter.pointer, to: Getter.self)
       return function()
     }
     return _openExistential(type, do: call)
   }
 
-  // MARK: - XCTest
+  // MARK: - Probes
 
-  private static let xcTestInstall = Mutex(false)
+  /// Swift Testing's `Test.current` getter.
+  package static let testCurrentSymbol = "$s7Testing4TestV7currentACSgvgZ"
+  /// Swift Testing's `Test.Case.current` getter.
+  package static let testCaseCurrentSymbol = "$s7Testing4TestV4CaseV7currentAESgvgZ"
 
-  /// Asks `KeepsakeTesting`, when it is linked, to observe XCTest cases.
-  private static func installXCTestSupportIfAvailable() {
-    let shouldInstall = xcTestInstall.withLock { installed in
-      defer { installed = true }
-      return !installed
+  private struct SwiftTestingGetters: Sendable {
+    let test: SymbolAddress
+    let testCase: SymbolAddress?
+  }
+
+  /// The address of an exported function in loaded code.
+  package struct SymbolAddress: @unchecked Sendable {
+    // NB: unchecked: the address of code, only ever called, never written through; images with
+    // Swift code are never unloaded.
+    package let pointer: UnsafeMutableRawPointer
+
+    package init(_ pointer: UnsafeMutableRawPointer) {
+      self.pointer = pointer
     }
-    guard shouldInstall, let support = TestSupportHook.xcTestStorageSupport else { return }
-    support.install(inProgress: true)
+  }
+
+  /// How the detector looks at the process: the system's in a real process, stand-ins in tests
+  /// of hosted-style startup.
+  package struct Probes: Sendable {
+    /// Looks up an exported symbol in the loaded code.
+    package var symbol: @Sendable (String) -> SymbolAddress?
+    /// Whether XCTest is loaded.
+    package var xcTestLoaded: @Sendable () -> Bool
+    /// `KeepsakeTesting`'s XCTest support, when it is loaded.
+    package var xcTestStorageSupport: @Sendable () -> (any XCTestStorageSupport.Type)?
+    /// The context of the running XCTest case, from the installed support.
+    package var xcTestContext: @Sendable () -> StorageContext?
+    /// A number that changes when the process loads code; `nil` where the platform does not
+    /// tell, which retries a failed lookup every time.
+    package var loadedCodeGeneration: @Sendable () -> UInt64?
+
+    package init(
+      symbol: @escaping @Sendable (String) -> SymbolAddress?,
+      xcTestLoaded: @escaping @Sendable () -> Bool,
+      xcTestStorageSupport: @escaping @Sendable () -> (any XCTestStorageSupport.Type)?,
+      xcTestContext: @escaping @Sendable () -> StorageContext?,
+      loadedCodeGeneration: @escaping @Sendable () -> UInt64?
+    ) {
+      self.symbol = symbol
+      self.xcTestLoaded = xcTestLoaded
+      self.xcTestStorageSupport = xcTestStorageSupport
+      self.xcTestContext = xcTestContext
+      self.loadedCodeGeneration = loadedCodeGeneration
+    }
+
+    /// The real process: `dlsym`, the XCTest class, `KeepsakeTesting`'s hook.
+    package static let system = Probes(
+      symbol: { name in
+        guard let programHandle = SystemProbes.programHandle?.pointer,
+          let address = dlsym(programHandle, name)
+        else { return nil }
+        return SymbolAddress(address)
+      },
+      xcTestLoaded: SystemProbes.xcTestLoaded,
+      xcTestStorageSupport: { TestSupportHook.xcTestStorageSupport },
+      xcTestContext: { StorageContext.xcTestContextProvider.withLock { $0 }?() },
+      loadedCodeGeneration: SystemProbes.loadedCodeGeneration)
+  }
+}
+
+/// The calls behind ``TestDetector/Probes/system``.
+private enum SystemProbes {
+  /// Searches every image loaded without `RTLD_LOCAL`, including those loaded later.
+  static let programHandle = dlopen(nil, RTLD_NOW).map(TestDetector.SymbolAddress.init)
+
+  /// Whether XCTest is loaded: its Swift symbol on Linux, its Objective-C class on Apple
+  /// platforms (where XCTest is an Objective-C framework and the Swift symbol does not exist).
+  @Sendable static func xcTestLoaded() -> Bool {
+    if let programHandle = programHandle?.pointer,
+      dlsym(programHandle, "$s6XCTest0A17ObservationCenterC6sharedACvgZ") != nil
+    {
+      return true
+    }
+    #if canImport(ObjectiveC)
+      if NSClassFromString("XCTestCase") != nil { return true }
+    #endif
+    return false
+  }
+
+  @Sendable static func loadedCodeGeneration() -> UInt64? {
+    #if canImport(MachO)
+      // NB: `dlsym` over every loaded image is costly on Apple platforms (hundreds of images);
+      // dyld's count of images grows when a test bundle loads, the only time a failed lookup
+      // can start to succeed, so a miss is retried only then.
+      return UInt64(_dyld_image_count())
+    #else
+      // NB: glibc exposes no count of loaded objects to Swift, and its `dlsym` checks each
+      // object's hash table in a fraction of a microsecond: a miss is retried at every lookup,
+      // which happens only in a test process before the test library is found.
+      return nil
+    #endif
   }
 }
 

@@ -19,7 +19,10 @@
 
 /// Implemented by `KeepsakeTesting` (on ``TestSupportHook``) to give each XCTest case storage of
 /// its own; not for apps.
-@_spi(Testing) public protocol XCTestStorageSupport {
+///
+/// A `SendableMetatype`, so the library can keep the conformance it found and use it from any
+/// thread.
+@_spi(Testing) public protocol XCTestStorageSupport: SendableMetatype {
   /// Starts giving XCTest cases their own storage; `inProgress` means a case is running now.
   static func install(inProgress: Bool)
 }

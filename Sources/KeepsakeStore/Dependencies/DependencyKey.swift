@@ -18,7 +18,8 @@
 /// ```
 ///
 /// When the process runs tests (detected the way `Keepsake` gives each test its own storage),
-/// a dependency the test did not set resolves to ``testValue``; otherwise to ``liveValue``.
+/// a dependency the test did not set resolves to ``testValue``; in an Xcode preview to
+/// ``previewValue``, which is ``liveValue`` unless the key gives one; otherwise to ``liveValue``.
 /// Leave ``testValue`` out and a test that reaches the dependency without setting it fails,
 /// naming the key and where it was read: the live value is never used silently under test.
 /// A default value is made once per ``DependencyValues`` scope root (once per app process, once
@@ -38,6 +39,22 @@ public protocol DependencyKey: SendableMetatype {
   /// The value used when the process does not run tests.
   static var liveValue: Value { get }
 
+  /// The value used in an Xcode preview when nothing set one: ``liveValue`` unless the key gives
+  /// its own.
+  ///
+  /// A preview is not a test: its storage is in memory, but it shows the app as it runs, with
+  /// today's date, random UUIDs and real clocks. Give a preview value for a service a preview
+  /// should not reach for real, such as a network client:
+  ///
+  /// ```swift
+  /// enum MusicServiceKey: DependencyKey {
+  ///   static let liveValue: any MusicService = RemoteMusicService()
+  ///   static let previewValue: any MusicService = MockMusicService(delay: .milliseconds(300))
+  ///   static let testValue: any MusicService = MockMusicService()
+  /// }
+  /// ```
+  static var previewValue: Value { get }
+
   /// The value used under test when the test did not set one.
   ///
   /// Give one when a deterministic default exists (an incrementing generator, a constant date).
@@ -47,6 +64,9 @@ public protocol DependencyKey: SendableMetatype {
 }
 
 extension DependencyKey {
+  /// The live value: a preview shows the app as it runs.
+  public static var previewValue: Value { liveValue }
+
   /// No test value: reading the dependency under test without setting it fails the test.
   ///
   /// Reports a test failure naming the key (see ``DependencyKey``), then returns ``liveValue``.

@@ -24,8 +24,9 @@ import Keepsake
 /// Dispatch callback) loses task-locals, so a value captured before it left keeps working.
 ///
 /// A dependency nobody set has its default: ``DependencyKey/liveValue`` in an app,
-/// ``DependencyKey/testValue`` when the process runs tests. Defaults are made once per scope
-/// root and reused: once per app process, once per test, once per `TestStore`.
+/// ``DependencyKey/testValue`` when the process runs tests, ``DependencyKey/previewValue`` (the
+/// live value unless the key gives one) in an Xcode preview. Defaults are made once per scope
+/// root and reused: once per app process (or preview), once per test, once per `TestStore`.
 ///
 /// `DependencyValues` is a `Sendable` value, nonisolated; read and change it from any executor.
 public struct DependencyValues: Sendable {

@@ -13,9 +13,15 @@ extension TestSupportHook: XCTestStorageSupport {
 /// Gives every XCTest case a storage context of its own.
 ///
 /// XCTest exports no "current test", so `Keepsake` installs this observer (through its
-/// `TestSupportHook`) the first time a key is used in a process that runs XCTest. XCTest runs one
-/// test case at a time in a process; a test that runs a suite of its own nests its cases, so
-/// the contexts form a stack and the outer test gets its own back.
+/// `TestSupportHook`) the first time a key is used in a process that runs XCTest, or, in a hosted
+/// test run, the first time one is used after the test bundle loaded. XCTest runs one test case
+/// at a time in a process; a test that runs a suite of its own nests its cases, so the contexts
+/// form a stack and the outer test gets its own back.
+///
+/// Darwin's XCTest accepts observers only on the main thread, and the first key may be made on
+/// any thread (an async test, a background queue), so the observer is added through
+/// ``MainThreadRegistration``: at once on the main thread, else on the main queue without waiting
+/// for it. Until then, the case in progress has the context made at installation.
 final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
   /// The contexts of the running test cases, innermost last: a test may run a suite of its own.
   private let current = Mutex<[StorageContext]>([])
@@ -24,10 +30,20 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
   static func install(inProgress: Bool) {
     let observer = XCTestStorageObserver()
     if inProgress { observer.current.withLock { $0 = [.inMemory(name: "XCTest case")] } }
-    StorageContext.xcTestContextProvider.withLock { provider in
-      provider = { observer.current.withLock { $0.last } }
+    let registration = MainThreadRegistration {
+      // NB: `assumeIsolated` because the registration runs on the main thread by construction,
+      // and an SDK that marks XCTest's observation center main-actor isolated needs to know.
+      MainActor.assumeIsolated { XCTestObservationCenter.shared.addTestObserver(observer) }
     }
-    XCTestObservationCenter.shared.addTestObserver(observer)
+    StorageContext.xcTestContextProvider.withLock { provider in
+      provider = {
+        // A request made on the main thread registers there and then, when the main queue has
+        // not got to it yet.
+        registration.request()
+        return observer.current.withLock { $0.last }
+      }
+    }
+    registration.request()
   }
 
   func testCaseWillStart(_ testCase: XCTestCase) {

@@ -13,21 +13,33 @@ package final class DependencyContext: Sendable {
   /// Collects failures for a `TestStore`, which reports them at the line of its next step;
   /// `nil` reports them at once.
   package let issues: DependencyIssueLog?
+  /// Which of a key's values is the default: test values in a test process, preview values in an
+  /// Xcode preview, live values in an app.
+  package let runContext: RunContext
 
-  /// A root with no defaults made yet.
-  package init(issues: DependencyIssueLog? = nil) {
+  /// A root with no defaults made yet, for a process of the kind `runContext` (this process's,
+  /// unless a test says otherwise).
+  package init(
+    issues: DependencyIssueLog? = nil, runContext: RunContext = TestDetector.runContext
+  ) {
     self.issues = issues
+    self.runContext = runContext
   }
 
-  /// The default of `key`, made on first use: the test value when the process runs tests.
+  /// The default of `key`, made on first use: its test value when the process runs tests, its
+  /// preview value in an Xcode preview, else its live value.
   func defaultValue<Key: DependencyKey>(for key: Key.Type, name: String) -> Key.Value {
     let id = ObjectIdentifier(key)
     if let value = defaults.withLock({ $0[id] }) as? Key.Value { return value }
     // NB: made outside the lock: a default may read other dependencies, which would deadlock
     // on this (non-recursive) lock. Two first reads at once both make one; the first stored wins.
     let resolution = Resolution(name: name, issues: issues, site: DependencySite.current)
-    let made = Resolution.$current.withValue(resolution) {
-      TestDetector.isRunningTests ? Key.testValue : Key.liveValue
+    let made = Resolution.$current.withValue(resolution) { () -> Key.Value in
+      switch runContext {
+      case .test: Key.testValue
+      case .preview: Key.previewValue
+      case .live: Key.liveValue
+      }
     }
     return defaults.withLock { defaults in
       if let value = defaults[id] as? Key.Value { return value }

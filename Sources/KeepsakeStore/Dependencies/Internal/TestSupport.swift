@@ -16,11 +16,44 @@
   static func makeManualClock() -> any Clock<Duration>
 }
 
+/// Where `KeepsakeStore` finds `KeepsakeTesting`'s support: never looked for in an app or a
+/// preview; in a test process looked for until found, then kept.
+///
+/// In a hosted test run the host app starts, and may read dependencies, before the test bundle
+/// brings `KeepsakeTesting` in, so a miss is retried (once the process has loaded code since,
+/// where the platform tells: see `RetryingLookup`) rather than kept for good.
+package struct TestSupportLocator: Sendable {
+  private let lookup: RetryingLookup<any KeepsakeStoreTestSupport.Type>?
+
+  /// A locator for a process of the kind `runContext`.
+  ///
+  /// - Parameters:
+  ///   - runContext: The kind of process; only a test process looks.
+  ///   - generation: A number that changes when the process loads code, or `nil` where the
+  ///     platform does not tell.
+  ///   - lookup: Finds the support, or `nil` while it is not loaded.
+  package init(
+    runContext: RunContext,
+    generation: @escaping @Sendable () -> UInt64?,
+    lookup: @escaping @Sendable () -> (any KeepsakeStoreTestSupport.Type)?
+  ) {
+    self.lookup =
+      runContext == .test ? RetryingLookup(generation: generation, lookup: lookup) : nil
+  }
+
+  /// The support, once `KeepsakeTesting` is loaded into a test process.
+  package var installed: (any KeepsakeStoreTestSupport.Type)? {
+    lookup?.value
+  }
+}
+
 /// The test support `KeepsakeTesting` provides, when it is part of the process.
 enum TestSupport {
-  /// Found once: the conformance never changes while the process runs.
-  static let installed: (any KeepsakeStoreTestSupport.Type)? = {
-    guard TestDetector.isRunningTests else { return nil }
-    return (TestSupportHook.self as Any.Type) as? any KeepsakeStoreTestSupport.Type
-  }()
+  static let process = TestSupportLocator(
+    runContext: TestDetector.runContext,
+    generation: TestDetector.Probes.system.loadedCodeGeneration,
+    lookup: { (TestSupportHook.self as Any.Type) as? any KeepsakeStoreTestSupport.Type })
+
+  /// The support, once `KeepsakeTesting` is loaded into a test process.
+  static var installed: (any KeepsakeStoreTestSupport.Type)? { process.installed }
 }
