@@ -105,6 +105,11 @@ struct SharedTests {
     @Shared(.fileStorage(url)) var value = 0
     let shared = $value
     let disk = try #require(shared.storageContext.fileSystem as? InMemoryFileSystem)
+    // A key made in the task below, where no test is current, is reported at its line.
+    let reports = Mutex(0)
+    let expectation = UnattributedKeys.expect(fileID: #fileID, line: #line + 8) { _ in
+      reports.withLock { $0 += 1 }
+    }
     let elsewhere = try await Task.detached { () throws -> StorageContext in
       shared.withLock { $0 = 42 }
       try await shared.flush()
@@ -112,6 +117,8 @@ struct SharedTests {
       // is what keeps the write in the test's own.
       return Shared(.fileStorage(url), default: 0).storageContext
     }.value
+    withExtendedLifetime(expectation) {}
+    #expect(reports.withLock { $0 } == 1)
     #expect(elsewhere !== shared.storageContext)
     #expect(try disk.contents(of: url) == Data("42".utf8))
     #expect(try elsewhere.fileSystem.contents(of: url) == nil)

@@ -37,6 +37,11 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   let resolvedFolders = ResolvedFolders()
   /// The test store's change tracker, when one is installed (see ``SharedChangeTracker``).
   @usableFromInline let changeTracking = SharedChangeTrackerSlot()
+  /// Whether this is the context of work under test that no test can be found for.
+  @usableFromInline let isUnattributed: Bool
+  /// For such a context: whether a test has been seen running, so that a key made here is a
+  /// leak to report rather than a hosted app's key made before its tests.
+  let testsHaveStarted: @Sendable () -> Bool
 
   /// Creates a context from its substrates.
   ///
@@ -53,8 +58,11 @@ public final class StorageContext: Sendable, CustomStringConvertible {
     fileSystem: any FileSystem,
     isIsolated: Bool,
     scheduler: any PersistenceScheduler = StorageClock.live.scheduler,
+    unattributedSince testsHaveStarted: (@Sendable () -> Bool)? = nil,
     preferences: @escaping @Sendable (_ suiteName: String?) -> any PreferencesStore
   ) {
+    self.isUnattributed = testsHaveStarted != nil
+    self.testsHaveStarted = testsHaveStarted ?? { false }
     self.name = name
     self.fileSystem = fileSystem
     self.isIsolated = isIsolated
@@ -121,10 +129,12 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Fresh isolated storage in memory on `fileSystem`: for tests that share one in-memory file
   /// system between contexts, or wrap it.
   package static func inMemory(
-    name: String = "in memory", fileSystem: any FileSystem, clock: StorageClock = .live
+    name: String = "in memory", fileSystem: any FileSystem, clock: StorageClock = .live,
+    unattributedSince testsHaveStarted: (@Sendable () -> Bool)? = nil
   ) -> StorageContext {
     StorageContext(
-      name: name, fileSystem: fileSystem, isIsolated: true, scheduler: clock.scheduler
+      name: name, fileSystem: fileSystem, isIsolated: true, scheduler: clock.scheduler,
+      unattributedSince: testsHaveStarted
     ) { _ in
       InMemoryPreferences()
     }
@@ -163,6 +173,22 @@ public final class StorageContext: Sendable, CustomStringConvertible {
       return isolated
     }
     return appDefault.withLock { $0 } ?? live
+  }
+
+  /// ``current``, for a key being made at the given place: a key made under test where no test
+  /// can be found is reported there (see `UnattributedKeys`).
+  @inlinable
+  static func current(
+    making keyID: SharedKeyID, fileID: StaticString, filePath: StaticString, line: UInt,
+    column: UInt
+  ) -> StorageContext {
+    let context = current
+    if context.isUnattributed {
+      UnattributedKeys.report(
+        keyID, in: context,
+        at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+    return context
   }
 
   private static let appDefault = Mutex<StorageContext?>(nil)

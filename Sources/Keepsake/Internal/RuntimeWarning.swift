@@ -9,8 +9,20 @@ package enum RuntimeWarning {
 
   /// Says `message` on standard error, prefixed with "Keepsake: ", and tells the listener of
   /// the current task, if any.
-  static func emit(_ message: String) {
-    listener?(message)
+  ///
+  /// With `failingTheTest`, a test process (with `KeepsakeTesting` linked) also records it as an
+  /// issue of the running test, at `site` when given, unless the task listens for warnings:
+  /// for mistakes a test must not pass with, which standard error alone would let through.
+  static func emit(
+    _ message: String, failingTheTest: Bool = false, site: CallSite? = nil
+  ) {
+    if let listener {
+      listener(message)
+    } else if failingTheTest, let reporting = TestSupportHook.issueReporting {
+      reporting.reportIssue(
+        message, fileID: site?.fileID, filePath: site?.filePath, line: site?.line ?? 0,
+        column: site?.column ?? 0)
+    }
     FileHandle.standardError.write(Data("Keepsake: \(message)\n".utf8))
   }
 

@@ -73,18 +73,23 @@ package final class TestDetector: Sendable {
   /// Set once `KeepsakeTesting`'s XCTest support is installed; read without a lock.
   private let xcTestInstalled = Atomic<Bool>(false)
   private let xcTestInstall = Mutex(())
-  private let contexts = Mutex<[String: StorageContext]>([:])
+  private let contexts: TestContexts
 
   /// A detector for a process with this environment and name, looking code up through `probes`.
   package init(environment: [String: String], processName: String, probes: Probes) {
     self.probes = probes
+    let contexts = TestContexts()
+    self.contexts = contexts
     let runContext = Self.runContext(
       environment: environment, processName: processName,
       librariesLoaded: { probes.symbol(Self.testCurrentSymbol) != nil || probes.xcTestLoaded() })
     switch runContext {
     case .live: mode = .live
     case .test:
-      mode = .test(unattributed: .inMemory(name: "test process (no current test)"))
+      mode = .test(
+        unattributed: .inMemory(
+          name: "test process (no current test)", fileSystem: InMemoryFileSystem(),
+          unattributedSince: { contexts.hasSeenATest }))
     case .preview: mode = .preview(.inMemory(name: "Xcode preview"))
     }
     swiftTesting = RetryingLookup(generation: probes.loadedCodeGeneration) {
@@ -165,10 +170,16 @@ package final class TestDetector: Sendable {
 
   // MARK: - The running test
 
+  /// Whether a Swift Testing test has been found running: before that, keys made where no test
+  /// can be found are a hosted app's, made before its test bundle loaded, or XCTest's (which
+  /// finds its cases by time, not by task).
+  package var hasSeenATest: Bool { contexts.hasSeenATest }
+
   /// The context of the running test, made on first use.
   private func currentTestContext(unattributed: StorageContext) -> StorageContext {
     if let identity = currentSwiftTestingIdentity() {
-      return contexts.withLock { contexts in
+      UnattributedKeys.reportPending()
+      return contexts.table.withLock { contexts in
         if let context = contexts[identity] { return context }
         let context = StorageContext.inMemory(name: "test \(identity)")
         contexts[identity] = context
@@ -340,4 +351,12 @@ extension StorageContext {
   /// XCTest runs one test case at a time in a process on Linux, so one provider suffices.
   @_spi(Testing) public static let xcTestContextProvider =
     Mutex<(@Sendable () -> StorageContext?)?>(nil)
+}
+
+/// The contexts of the Swift Testing tests found so far, by identity.
+private final class TestContexts: Sendable {
+  let table = Mutex<[String: StorageContext]>([:])
+
+  /// Whether a test has been found running.
+  var hasSeenATest: Bool { !table.withLock { $0.isEmpty } }
 }

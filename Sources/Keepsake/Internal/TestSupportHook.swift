@@ -15,6 +15,19 @@
   @_spi(Testing) public static var xcTestStorageSupport: (any XCTestStorageSupport.Type)? {
     (TestSupportHook.self as Any.Type) as? any XCTestStorageSupport.Type
   }
+
+  /// `KeepsakeTesting`'s way of failing the running test, when it is part of the process.
+  @_spi(Testing) public static var issueReporting: (any TestIssueReporting.Type)? {
+    (TestSupportHook.self as Any.Type) as? any TestIssueReporting.Type
+  }
+}
+
+/// Implemented by `KeepsakeTesting` (on ``TestSupportHook``) to record an issue in the running
+/// test (Swift Testing or XCTest); not for apps.
+@_spi(Testing) public protocol TestIssueReporting: SendableMetatype {
+  /// Records `message` as a failure of the running test, at the given place when there is one.
+  static func reportIssue(
+    _ message: String, fileID: StaticString?, filePath: StaticString?, line: UInt, column: UInt)
 }
 
 /// Implemented by `KeepsakeTesting` (on ``TestSupportHook``) to give each XCTest case storage of

@@ -39,7 +39,7 @@ enum UserDefaultsSuites {
       return false
     }
     guard other, let suite else { return }
-    RuntimeWarning.emit(message(suite: suite, key: key))
+    RuntimeWarning.emit(message(suite: suite, key: key), failingTheTest: true)
   }
 
   static func message(suite: String, key: String) -> String {

@@ -104,9 +104,19 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// The first `Shared` of a key in a context reads the stored value synchronously; later ones
   /// reuse that reference and ignore `wrappedValue`. Nonisolated.
   // NB: inlinable, like the reference's lookup it calls: see `StorageContext.reference(for:)`.
+  ///
+  /// The place of the call is for one message: a key made under test where no test can be found
+  /// (a detached task, a plain thread) is reported there, since tests could see each other's
+  /// values through it.
   @inlinable
-  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(reference: StorageContext.current.reference(for: key, default: wrappedValue))
+  public init(
+    wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let context = StorageContext.current(
+      making: key.id, fileID: fileID, filePath: filePath, line: line, column: column)
+    self.init(reference: context.reference(for: key, default: wrappedValue))
   }
 
   /// A shared value stored by `key`, with a default used when nothing is stored.
@@ -114,8 +124,14 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// Nonisolated.
   // NB: inlinable, like the reference's lookup it calls: see `StorageContext.reference(for:)`.
   @inlinable
-  public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
-    self.init(reference: StorageContext.current.reference(for: key, default: `default`))
+  public init(
+    _ key: some SharedKey<Value>, default: @autoclosure () -> Value,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    let context = StorageContext.current(
+      making: key.id, fileID: fileID, filePath: filePath, line: line, column: column)
+    self.init(reference: context.reference(for: key, default: `default`))
   }
 
   /// A shared reference to `value` that is not stored anywhere and not found by any key.

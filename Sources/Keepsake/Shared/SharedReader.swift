@@ -34,15 +34,28 @@ public struct SharedReader<Value: Sendable>: Sendable {
   /// Read-only access to the value stored by `key`, with a default used when nothing is stored.
   ///
   /// Nonisolated.
-  public init(wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>) {
-    self.init(shared: Shared(wrappedValue: wrappedValue(), key))
+  public init(
+    wrappedValue: @autoclosure () -> Value, _ key: some SharedKey<Value>,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.init(
+      shared: Shared(
+        key, default: wrappedValue(), fileID: fileID, filePath: filePath, line: line,
+        column: column))
   }
 
   /// Read-only access to the value stored by `key`, with a default used when nothing is stored.
   ///
   /// Nonisolated.
-  public init(_ key: some SharedKey<Value>, default: @autoclosure () -> Value) {
-    self.init(shared: Shared(key, default: `default`()))
+  public init(
+    _ key: some SharedKey<Value>, default: @autoclosure () -> Value,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
+  ) {
+    self.init(
+      shared: Shared(
+        key, default: `default`(), fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// Read-only access to what `shared` reads now.

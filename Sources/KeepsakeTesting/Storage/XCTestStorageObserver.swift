@@ -29,7 +29,16 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
   /// Starts observing; `inProgress` gives the test already running a context of its own.
   static func install(inProgress: Bool) {
     let observer = XCTestStorageObserver()
-    if inProgress { observer.current.withLock { $0 = [.inMemory(name: "XCTest case")] } }
+    if inProgress {
+      // NB: XCTest has no "current case" to ask: the work that asked may be a case in progress,
+      // or (once Swift Testing runs, in the same process) a detached task of no test at all.
+      // So keys made here are treated as unattributed: reported once a Swift Testing test has
+      // been seen, never during XCTest's own run.
+      let context = StorageContext.inMemory(
+        name: "XCTest case", fileSystem: InMemoryFileSystem(),
+        unattributedSince: { TestDetector.process.hasSeenATest })
+      observer.current.withLock { $0 = [context] }
+    }
     let registration = MainThreadRegistration {
       // NB: `assumeIsolated` because the registration runs on the main thread by construction,
       // and an SDK that marks XCTest's observation center main-actor isolated needs to know.
@@ -52,5 +61,12 @@ final class XCTestStorageObserver: NSObject, XCTestObservation, Sendable {
 
   func testCaseDidFinish(_ testCase: XCTestCase) {
     current.withLock { _ = $0.popLast() }
+  }
+
+  /// When XCTest's cases are over, none is running: a context left from a case whose start this
+  /// observer did not see (it was installed, or registered, during it) must not outlive it, or
+  /// work after XCTest (Swift Testing's detached tasks, in the same process) would land in it.
+  func testBundleDidFinish(_ testBundle: Bundle) {
+    current.withLock { $0 = [] }
   }
 }

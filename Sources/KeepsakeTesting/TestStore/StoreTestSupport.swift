@@ -7,7 +7,7 @@ import FaultInjection
 ///
 /// `KeepsakeStore` finds this conformance with a cast when the process runs tests (see
 /// `TestSupportHook` in Keepsake), so linking `KeepsakeTesting` is all a test target does.
-extension TestSupportHook: KeepsakeStoreTestSupport {
+extension TestSupportHook: KeepsakeStoreTestSupport, TestIssueReporting {
   public static func reportIssue(
     _ message: String, fileID: StaticString?, filePath: StaticString?, line: UInt, column: UInt
   ) {
