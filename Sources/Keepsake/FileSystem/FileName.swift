@@ -1,3 +1,5 @@
+import Foundation
+
 /// The names Keepsake makes beside a file (its lock, its temporary files, its quarantine and
 /// conflict copies), kept within the file system's limit on a name's length.
 ///
@@ -8,6 +10,13 @@
 /// names that start alike still get names of their own, and every process makes the same name
 /// for the same file (which is what lets them share one lock file).
 package enum FileName {
+  /// `path` as a file system that ignores case and Unicode normalization (APFS's default) sees
+  /// it: two spellings of one name give one folded path.
+  package static func folded(_ path: String) -> String {
+    path.precomposedStringWithCanonicalMapping.folding(
+      options: [.caseInsensitive, .widthInsensitive], locale: nil)
+  }
+
   /// The length of what ``fitting(_:within:)`` puts after the start of a shortened name.
   package static let digestLength = 17
 

@@ -82,6 +82,11 @@ package protocol FileSystem: Sendable {
   /// instructions a call).
   func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL
 
+  /// Whether names in the folder at `path` (a resolved path) ignore case, so that two spellings
+  /// of a name are one file: APFS's default, FAT, SMB shares, ext4's casefold folders. A folder
+  /// that does not exist yet answers as the nearest one that does. Cached in `folders`.
+  func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool
+
   /// Removes the file at `url`; removing a missing file is not an error.
   func removeItem(at url: URL) throws
 
@@ -197,6 +202,9 @@ extension FileSystem {
     try resolve(url)
   }
 
+  /// Names are case-sensitive, unless a file system says otherwise.
+  package func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool { false }
+
   /// Reads a whole file of at most ``FileSystemLimits/defaultMaximumFileSize`` bytes.
   ///
   /// The same as ``contents(of:maximumSize:)`` with the default limit: a FIFO, a device, a
@@ -213,6 +221,15 @@ extension FileSystem {
 /// ``FileSystem/resolve(_:path:folders:)``).
 package final class ResolvedFolders: Sendable {
   private let paths = Mutex<[String: String]>([:])
+  private let folding = Mutex<[String: Bool]>([:])
+
+  /// Whether names in the folder at `path` ignore case, once asked, else `answer()` remembered.
+  package func foldsCase(inFolder path: String, answer: () -> Bool) -> Bool {
+    if let known = folding.withLock({ $0[path] }) { return known }
+    let folds = answer()
+    folding.withLock { $0[path] = folds }
+    return folds
+  }
 
   /// Creates an empty record.
   package init() {}

@@ -30,13 +30,25 @@ package final class InMemoryFileSystem: FileSystem {
     var operations: [FileSystemOperationRecord] = []
     var faultHandler: FileSystemFaultHandler?
     var downloadRequests: [String] = []
+    /// On a case-insensitive disk: each file's path as first spelled, by its folded path.
+    var spellings: [String: String] = [:]
   }
 
   private let state = Mutex(State())
   private let locks = InMemoryFileLocks()
+  /// Whether names ignore case (and Unicode normalization), as on APFS's default volumes.
+  private let caseInsensitive: Bool
 
-  /// Creates an empty disk.
-  package init() {}
+  /// Creates an empty disk; `caseInsensitive` makes two spellings of a name one file, which
+  /// keeps the name it was first given, as APFS does by default.
+  package init(caseInsensitive: Bool = false) {
+    self.caseInsensitive = caseInsensitive
+  }
+
+  /// Whether names ignore case: this disk's own setting, for every folder.
+  package func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool {
+    caseInsensitive
+  }
 
   /// Consulted before each primitive operation; return a fault to make that operation fail.
   @_spi(Testing) public var faultHandler: FileSystemFaultHandler? {
@@ -51,7 +63,7 @@ package final class InMemoryFileSystem: FileSystem {
 
   /// How many atomic replaces of `url` completed (each one is one durable write).
   @_spi(Testing) public func completedWrites(of url: URL) -> Int {
-    let path = Self.key(url)
+    let path = key(url)
     return state.withLock { state in
       state.operations.filter { $0.operation == .rename && $0.path == path && $0.error == nil }
         .count
@@ -65,7 +77,7 @@ package final class InMemoryFileSystem: FileSystem {
 
   /// Records the request: this disk holds every file it has.
   package func requestDownload(of url: URL) {
-    let path = Self.key(url)
+    let path = key(url)
     state.withLock { $0.downloadRequests.append(path) }
   }
 
@@ -81,14 +93,16 @@ package final class InMemoryFileSystem: FileSystem {
   ///
   /// Watchers are notified unless `notifyingWatchers` is false. No fault applies.
   package func setContents(_ data: Data?, at url: URL, notifyingWatchers: Bool = true) {
-    let path = Self.key(url)
+    let path = key(url)
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
       if let data {
         state.files[path] = data
         state.identities[path] = state.version
+        spell(path, as: url, in: &state)
         Self.addFolders(of: path, to: &state)
       } else {
         state.files[path] = nil
+        state.spellings[path] = nil
       }
       guard notifyingWatchers else { return [] }
       return Self.callbacks(for: path, in: state)
@@ -99,7 +113,7 @@ package final class InMemoryFileSystem: FileSystem {
   // MARK: - FileSystem
 
   package func identity(of url: URL) throws -> FileIdentity? {
-    let path = Self.key(url)
+    let path = key(url)
     return state.withLock { state in
       guard let data = state.files[path] else { return nil }
       return FileIdentity(
@@ -109,7 +123,7 @@ package final class InMemoryFileSystem: FileSystem {
 
   package func contents(of url: URL, maximumSize: Int) throws -> Data? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
-    let path = Self.key(url)
+    let path = key(url)
     return try state.withLock { state in
       guard let data = state.files[path] else { return nil }
       // Refused by its size before it is read, as the real disk does (rule "Bad files get a clear
@@ -137,7 +151,7 @@ package final class InMemoryFileSystem: FileSystem {
   /// Copies the bytes, as the real disk does by linking: the same steps as a write of a new file.
   package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
     let data = try state.withLock { state -> Data? in
-      let path = Self.key(source)
+      let path = key(source)
       guard let data = state.files[path] else { return nil }
       try Self.perform(.read, path, &state)
       return data
@@ -150,7 +164,7 @@ package final class InMemoryFileSystem: FileSystem {
   /// The atomic protocol, step by step; with `replacing` false the rename fails rather than
   /// replace a file, as the real disk's link does.
   private func write(_ data: Data, to url: URL, replacing: Bool) throws {
-    let path = Self.key(url)
+    let path = key(url)
     let folder = (path as NSString).deletingLastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
       TemporaryFile.name(for: (path as NSString).lastPathComponent))
@@ -180,6 +194,7 @@ package final class InMemoryFileSystem: FileSystem {
         try Self.perform(.rename, path, &state)
         state.files[path] = data
         state.identities[path] = state.version
+        spell(path, as: url, in: &state)
         state.files[temporary] = nil
       } catch {
         // A failed atomic write cleans up its temporary file, as the local writer does.
@@ -195,16 +210,17 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   package func removeItem(at url: URL) throws {
-    let path = Self.key(url)
+    let path = key(url)
     try state.withLock { state in
       guard state.files[path] != nil else { return }
       try Self.perform(.remove, path, &state)
       state.files[path] = nil
+      state.spellings[path] = nil
     }
   }
 
   package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
-    let path = Self.key(FileLock.lockFileURL(for: url))
+    let path = key(FileLock.lockFileURL(for: url))
     // NB: the fault is consulted (and the attempt recorded) before waiting, never while the
     // disk's state is locked: a holder on another thread must be able to finish its write.
     try state.withLock { try Self.perform(.lock, path, &$0) }
@@ -217,23 +233,27 @@ package final class InMemoryFileSystem: FileSystem {
 
   /// Whether the lock of the file at `url` is held now, by any context on this disk.
   package func isLocked(_ url: URL) -> Bool {
-    locks.isHeld(Self.key(FileLock.lockFileURL(for: url)))
+    locks.isHeld(key(FileLock.lockFileURL(for: url)))
   }
 
   package func contentsOfDirectory(at url: URL) throws -> [String] {
-    let folder = Self.key(url)
+    let folder = key(url)
     return try state.withLock { state in
       try Self.perform(.list, folder, &state)
       let prefix = folder.hasSuffix("/") ? folder : folder + "/"
       let names = state.files.keys.filter { $0.hasPrefix(prefix) }
-        .map { String($0.dropFirst(prefix.count)) }
-        .filter { !$0.contains("/") }
+        .filter { !$0.dropFirst(prefix.count).contains("/") }
+        .map { path in
+          // A case-insensitive disk lists a name as it was first spelled.
+          let spelled = state.spellings[path] ?? path
+          return (spelled as NSString).lastPathComponent
+        }
       return names.sorted()
     }
   }
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
-    let path = Self.key(url)
+    let path = key(url)
     let id = state.withLock { $0.watchers.add(path, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.watchers.remove(id) } }
   }
@@ -242,7 +262,7 @@ package final class InMemoryFileSystem: FileSystem {
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
-    let path = Self.key(folder)
+    let path = key(folder)
     let id = state.withLock { state in
       defer { state.nextEntryWatcher += 1 }
       state.entryWatchers[state.nextEntryWatcher] = (path, matching, onChange)
@@ -255,7 +275,17 @@ package final class InMemoryFileSystem: FileSystem {
 
   // MARK: - Internals
 
-  private static func key(_ url: URL) -> String { url.standardizedFileURL.path }
+  /// The path a file is kept under: as written, or folded on a case-insensitive disk.
+  private func key(_ url: URL) -> String {
+    let path = url.standardizedFileURL.path
+    return caseInsensitive ? FileName.folded(path) : path
+  }
+
+  /// Remembers how a file's name was first spelled, on a case-insensitive disk.
+  private func spell(_ path: String, as url: URL, in state: inout State) {
+    guard caseInsensitive, state.spellings[path] == nil else { return }
+    state.spellings[path] = url.standardizedFileURL.path
+  }
 
   /// The watchers of the file at `path` and of its folder's entries of that name.
   private static func callbacks(for path: String, in state: State) -> [@Sendable () -> Void] {

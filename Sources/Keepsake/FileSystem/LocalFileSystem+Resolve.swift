@@ -168,3 +168,48 @@ extension LocalFileSystem {
     PathScan.split(path) ?? ("/", path)
   }
 }
+
+extension LocalFileSystem {
+  /// Asks the volume (Apple) or the folder (Linux's casefold folders) whether names ignore case,
+  /// from the nearest folder that exists; once per folder and context.
+  package func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool {
+    folders.foldsCase(inFolder: path) {
+      var folder = path
+      while true {
+        if let answer = Self.foldsCase(existingFolder: folder) { return answer }
+        let parent = (folder as NSString).deletingLastPathComponent
+        guard parent != folder, !parent.isEmpty else { return false }
+        folder = parent
+      }
+    }
+  }
+
+  /// Whether names in the folder at `path` ignore case, or `nil` when it does not exist.
+  ///
+  /// NB: on Apple platforms case-sensitivity is the volume's (`_PC_CASE_SENSITIVE`, 0 on APFS's
+  /// default); on Linux it is a folder's `FS_CASEFOLD_FL` flag (ext4 and f2fs), inherited by the
+  /// folders made in it. Other case-insensitive file systems on Linux (FAT, SMB) answer as
+  /// case-sensitive, and two spellings there stay two keys.
+  static func foldsCase(existingFolder path: String) -> Bool? {
+    #if canImport(Darwin)
+      errno = 0
+      let answer = pathconf(path, _PC_CASE_SENSITIVE)
+      if answer == 0 { return true }
+      if answer == 1 { return false }
+      return errno == ENOENT || errno == ENOTDIR ? nil : false
+    #elseif os(Linux)
+      let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+      guard fd >= 0 else { return errno == ENOENT || errno == ENOTDIR ? nil : false }
+      defer { close(fd) }
+      var flags: Int = 0
+      // NB: `FS_IOC_GETFLAGS` and `FS_CASEFOLD_FL` from <linux/fs.h>, which Glibc's module
+      // does not carry: `_IOR('f', 1, long)` on 64-bit Linux.
+      let getFlags: UInt = 0x8008_6601
+      let caseFolded = 0x4000_0000
+      guard ioctl(fd, getFlags, &flags) == 0 else { return false }
+      return flags & caseFolded != 0
+    #else
+      return false
+    #endif
+  }
+}

@@ -187,10 +187,16 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let problem: FileSystemError?
     do {
       file = try context.fileSystem.resolve(url, path: filePath, folders: context.resolvedFolders)
+      let folded = foldedID(of: file, in: context)
       // The common case, a path without links: the key is already what it should be.
-      if file == url { return self }
+      if file == url && folded == nil { return self }
       path = file.path
       problem = Self.problem(withPath: path)
+      if let folded {
+        var copy = self
+        copy.location = FileLocation(id: folded, file: file, filePath: path, problem: problem)
+        return copy
+      }
     } catch let error as FileSystemError where error.reason == .linkLoop {
       return self
     } catch let error as FileSystemError {
@@ -204,6 +210,16 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     copy.location = FileLocation(
       id: SharedKeyID(kind: "file", name: path), file: file, filePath: path, problem: problem)
     return copy
+  }
+
+  /// On a folder whose names ignore case, the identity every spelling of `file` shares, so two
+  /// spellings of one file are one reference (a save makes a new inode, so the inode cannot be
+  /// the identity); `nil` where names are case-sensitive.
+  private func foldedID(of file: URL, in context: StorageContext) -> SharedKeyID? {
+    let folder = (file.path as NSString).deletingLastPathComponent
+    guard context.fileSystem.foldsCase(inFolder: folder, folders: context.resolvedFolders)
+    else { return nil }
+    return SharedKeyID(kind: "file", name: FileName.folded(file.path))
   }
 
   /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
