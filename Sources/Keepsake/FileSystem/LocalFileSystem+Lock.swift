@@ -70,10 +70,14 @@ extension LocalFileSystem {
     let calls = self.calls
     let locked = fd
     FileLock.holding(path, true)
+    // NB: held inside a span of background time, ended with the lock on every path (a release,
+    // or the lock's deinit): an app suspended holding it would be killed (see BackgroundTime).
+    let span = calls.backgroundTime.begin("Keepsake: writing \(target.lastPathComponent)")
     return FileLock {
       FileLock.holding(path, false)
       _ = calls.flock(locked, LOCK_UN)
       _ = calls.close(locked)
+      span.end()
     }
   }
 }

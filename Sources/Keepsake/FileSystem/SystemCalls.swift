@@ -66,6 +66,8 @@ package final class SystemCalls: Sendable {
   /// How a file's Data Protection class is read and given, where files have one: `nil` on
   /// Linux and macOS, so a save asks nothing there.
   package let protectionClasses: ProtectionClassCalls?
+  /// The time asked of the system while a lock is held (see ``BackgroundTime``).
+  package let backgroundTime: BackgroundTime
 
   /// A set of calls; ``live`` is the real one.
   ///
@@ -93,8 +95,10 @@ package final class SystemCalls: Sendable {
     setAttribute:
       @escaping @Sendable (_ fd: Int32, _ name: String, _ bytes: UnsafeRawBufferPointer) -> Int32 =
       systemSetAttribute,
-    protectionClasses: ProtectionClassCalls? = .live
+    protectionClasses: ProtectionClassCalls? = .live,
+    backgroundTime: BackgroundTime = .live
   ) {
+    self.backgroundTime = backgroundTime
     self.open = open
     self.write = write
     self.fullFlush = fullFlush
@@ -272,5 +276,16 @@ package struct ProtectionClassCalls: Sendable {
     #else
       nil
     #endif
+  }
+}
+
+extension SystemCalls {
+  /// These calls, with `time` asked of the system while a lock is held.
+  package func asking(_ time: BackgroundTime) -> SystemCalls {
+    SystemCalls(
+      open: open, write: write, fullFlush: fullFlush, close: close, rename: rename, link: link,
+      unlink: unlink, mkdir: mkdir, fchmod: fchmod, flock: flock, fchown: fchown,
+      listAttributes: listAttributes, getAttribute: getAttribute, setAttribute: setAttribute,
+      protectionClasses: protectionClasses, backgroundTime: time)
   }
 }

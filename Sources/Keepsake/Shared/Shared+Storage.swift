@@ -125,7 +125,14 @@ extension Shared {
   /// ```
   ///
   /// Other processes' saves of the file wait until the transaction ends, so keep it short: no
-  /// network requests or user interaction inside. `body` runs in the caller's isolation.
+  /// network requests or user interaction inside, and no `await` of anything slower than the
+  /// change itself. `body` runs in the caller's isolation.
+  ///
+  /// > Important: On iOS, an app suspended while it holds a file lock in an App Group container
+  /// > is killed by the system, and its widget or extension cannot take the lock meanwhile. The
+  /// > lock is held inside a span of background time asked of the system (see the Data safety
+  /// > article), which lasts a few seconds, not minutes: a transaction that awaits the network or
+  /// > the user can outlast it.
   ///
   /// A transaction is all or nothing: no intermediate value is ever written (coalesced saves and
   /// flushes wait for its end; ``save()`` and ``flush()`` inside it are part of it and return at
