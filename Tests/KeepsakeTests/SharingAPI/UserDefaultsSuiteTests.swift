@@ -24,6 +24,19 @@ struct UserDefaultsSuiteTests {
     #expect(warnings.first?.contains(#"appStorage("count", store:)"#) == true)
   }
 
+  @Test("The report fails the running test, where KeepsakeTesting is linked")
+  func reportedToTheRunningTest() throws {
+    let suite = Self.suite()
+    let first = try #require(UserDefaults(suiteName: suite))
+    let second = try #require(UserDefaults(suiteName: suite))
+    _ = AppStorageKey<Int>.appStorage("count", store: first)
+    withKnownIssue {
+      _ = AppStorageKey<Int>.appStorage("count", store: second)
+    } matching: { issue in
+      String(describing: issue).contains("was given a second UserDefaults object for the suite")
+    }
+  }
+
   @Test("One object per suite is not reported, however many keys use it")
   func oneObjectPerSuite() throws {
     let group = try #require(UserDefaults(suiteName: Self.suite()))
