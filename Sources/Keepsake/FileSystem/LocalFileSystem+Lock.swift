@@ -28,28 +28,33 @@ extension LocalFileSystem {
     // no write access, except where it is emulated with byte-range locks (NFS), for which the
     // lock file is opened again for writing. Its folder is made only when it is missing.
     var writable = false
-    var fd = calls.open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
-    if fd < 0 && errno == ENOENT {
-      try createFolder(target.deletingLastPathComponent())
-      fd = calls.open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
-    }
-    guard fd >= 0 else {
-      throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
-    }
+    var fd = try openLockFile(path, writable: false, folder: target.deletingLastPathComponent())
     // NB: a non-blocking attempt with a short, growing pause, rather than a blocking `flock`,
     // so a stuck holder gives an error after `timeout` instead of hanging the saver forever.
     let deadline = ContinuousClock.now + timeout
     var pause: UInt32 = 50
-    while calls.flock(fd, LOCK_EX | LOCK_NB) != 0 {
+    while true {
+      if calls.flock(fd, LOCK_EX | LOCK_NB) == 0 {
+        // The lock is the lock file that is there: one removed or replaced while this process
+        // waited (a cleanup of `*.lock`, a sync engine) is a lock nobody else will look at, and
+        // the next process would lock the new file. So start over on the file the path names.
+        if Self.namesSameFile(fd, path) { break }
+        _ = calls.flock(fd, LOCK_UN)
+        _ = calls.close(fd)
+        guard ContinuousClock.now < deadline else {
+          throw FileSystemError(
+            .lock, path: path,
+            reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
+        }
+        fd = try openLockFile(path, writable: writable, folder: target.deletingLastPathComponent())
+        continue
+      }
       let code = errno
       if code == EINTR { continue }
       if code == EBADF && !writable {
         _ = calls.close(fd)
-        fd = calls.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         writable = true
-        guard fd >= 0 else {
-          throw FileSystemError(.lock, path: path, reason: .init(errno: errno))
-        }
+        fd = try openLockFile(path, writable: true, folder: target.deletingLastPathComponent())
         continue
       }
       guard code == EWOULDBLOCK || code == EAGAIN else {
@@ -79,5 +84,43 @@ extension LocalFileSystem {
       _ = calls.close(locked)
       span.end()
     }
+  }
+
+  /// Opens (creating, and making its folder when missing) the lock file at `path`.
+  ///
+  /// NB: without following a link (one planted at the lock's name must not make this process
+  /// create or lock a file elsewhere) and without blocking (a FIFO there would block `open`
+  /// until a writer came: data-safety rule "Bad files get a clear error at once"); anything but
+  /// a regular file is refused at once and left as it is.
+  private func openLockFile(_ path: String, writable: Bool, folder: URL) throws -> Int32 {
+    let flags =
+      (writable ? O_RDWR : O_RDONLY) | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW
+    var fd = calls.open(path, flags, 0o644)
+    if fd < 0 && errno == ENOENT {
+      try createFolder(folder)
+      fd = calls.open(path, flags, 0o644)
+    }
+    guard fd >= 0 else {
+      let code = errno
+      // A link at the lock's name is refused, never followed.
+      if code == ELOOP {
+        throw FileSystemError(.lock, path: path, reason: .notARegularFile(kind: "a symbolic link"))
+      }
+      throw FileSystemError(.lock, path: path, reason: .init(errno: code))
+    }
+    var info = stat()
+    if fstat(fd, &info) == 0, let kind = Self.kind(of: info.st_mode) {
+      _ = calls.close(fd)
+      throw FileSystemError(.lock, path: path, reason: .notARegularFile(kind: kind))
+    }
+    return fd
+  }
+
+  /// Whether the open file `fd` is the file the path `path` names now (device and inode).
+  static func namesSameFile(_ fd: Int32, _ path: String) -> Bool {
+    var held = stat()
+    var named = stat()
+    guard fstat(fd, &held) == 0, lstat(path, &named) == 0 else { return false }
+    return held.st_dev == named.st_dev && held.st_ino == named.st_ino
   }
 }

@@ -435,7 +435,7 @@ package struct LocalFileSystem: FileSystem {
   }
 
   /// What kind of file `mode` describes, as an indefinite noun, or `nil` for a regular file.
-  private static func kind(of mode: mode_t) -> String? {
+  static func kind(of mode: mode_t) -> String? {
     switch mode & S_IFMT {
     case S_IFREG: return nil
     case S_IFDIR: return "a directory"

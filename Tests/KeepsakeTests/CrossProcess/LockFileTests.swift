@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Keepsake
+import KeepsakeTesting
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The lock file the programs around a user's files touch: removed by a cleanup of `*.lock`,
+/// replaced, or something else planted at its name.
+@Suite("Lock files that other programs touch")
+struct LockFileTests {
+  @Test("A FIFO at the lock's name is refused at once, never waited on, and left as it is")
+  func fifo() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("data.json")
+    let lockPath = folder.file("data.json.lock").path
+    #expect(mkfifo(lockPath, 0o644) == 0)
+    #expect {
+      _ = try LocalFileSystem().lockExclusively(url, timeout: .seconds(1))
+    } throws: { error in
+      (error as? FileSystemError)?.reason == .notARegularFile(kind: "a FIFO")
+    }
+    var info = stat()
+    #expect(lstat(lockPath, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+  }
+
+  @Test("A link planted at the lock's name is refused, and nothing is made where it points")
+  func plantedLink() throws {
+    let folder = try TemporaryFolder()
+    let elsewhere = try TemporaryFolder()
+    let target = elsewhere.file("chosen-by-someone-else")
+    #expect(symlink(target.path, folder.file("data.json.lock").path) == 0)
+    #expect {
+      _ = try LocalFileSystem().lockExclusively(folder.file("data.json"), timeout: .seconds(1))
+    } throws: { error in
+      (error as? FileSystemError)?.reason == .notARegularFile(kind: "a symbolic link")
+    }
+    #expect(!FileManager.default.fileExists(atPath: target.path))
+  }
+
+  @Test("A lock file removed while a process waits for it: the waiter locks the file that is there")
+  func removedWhileWaiting() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("data.json")
+    let lockPath = folder.file("data.json.lock").path
+    let holder = try LocalFileSystem().lockExclusively(url, timeout: .seconds(1))
+    let waiter = Mutex<FileLock?>(nil)
+    let waiting = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      waiting.signal()
+      let lock = try? LocalFileSystem().lockExclusively(url, timeout: .seconds(20))
+      waiter.withLock { $0 = lock }
+      done.signal()
+    }
+    waiting.wait()
+    // The waiter has opened the old file and waits on it; a cleanup removes it.
+    usleep(20_000)
+    #expect(unlink(lockPath) == 0)
+    holder.release()
+    done.wait()
+    let lock = try #require(waiter.withLock { $0 })
+    // The waiter holds the lock file that is there now: a third process cannot take it.
+    #expect(FileManager.default.fileExists(atPath: lockPath))
+    #expect(throws: FileSystemError.self) {
+      _ = try LocalFileSystem().lockExclusively(url, timeout: .milliseconds(50))
+    }
+    lock.release()
+  }
+}
