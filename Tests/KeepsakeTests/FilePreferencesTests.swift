@@ -102,4 +102,54 @@ struct FilePreferencesTests {
     #expect(throws: PreferencesError.self) { try store.flush() }
     #expect(try Data(contentsOf: url) == garbage)
   }
+
+  /// A context whose preferences are `FilePreferences` on the real disk in `folder`.
+  static func context(_ folder: TemporaryFolder, maximumSize: Int? = nil) -> StorageContext {
+    let url = folder.file("suite.json")
+    return StorageContext(
+      name: "file preferences", fileSystem: InMemoryFileSystem(), isIsolated: true
+    ) { _ in
+      maximumSize.map {
+        FilePreferences(url: url, fileSystem: LocalFileSystem(), maximumSize: $0)
+      } ?? FilePreferences(url: url)
+    }
+  }
+
+  @Test("A key of a suite that cannot be read reports it as its load error, not as a default")
+  func unreadableSuiteIsALoadError() throws {
+    let folder = try TemporaryFolder()
+    let garbage = Data("{not json".utf8)
+    try garbage.write(to: folder.file("suite.json"))
+    try StorageContext.withValue(Self.context(folder)) {
+      @Shared(.appStorage("theme")) var theme = "light"
+      let error = try #require($theme.loadError)
+      #expect(error.description.contains("could not be read"))
+      $theme.withLock { $0 = "dark" }
+      #expect(throws: (any Error).self) {
+        try StorageContext.current.preferences(suiteName: nil).flush()
+      }
+    }
+    #expect(try Data(contentsOf: folder.file("suite.json")) == garbage)
+  }
+
+  @Test("A suite is never written past the size it can be read back at")
+  func suiteLimit() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    let store = FilePreferences(url: url, fileSystem: LocalFileSystem(), maximumSize: 64)
+    store.set(.string("short"), forKey: "a")
+    try store.flush()
+    let saved = try Data(contentsOf: url)
+    store.set(.string(String(repeating: "x", count: 100)), forKey: "b")
+    #expect {
+      try store.flush()
+    } throws: { error in
+      guard case .valueTooLarge? = (error as? FileSystemError)?.reason else { return false }
+      return true
+    }
+    #expect(try Data(contentsOf: url) == saved, "the suite as it was, readable at the next launch")
+    #expect(
+      FilePreferences(url: url, fileSystem: LocalFileSystem(), maximumSize: 64)
+        .value(forKey: "a") == .string("short"))
+  }
 }

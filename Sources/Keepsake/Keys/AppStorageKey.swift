@@ -59,7 +59,10 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
   }
 
   public func load(in context: StorageContext) throws -> Value? {
-    guard let stored = coding.read(preferences(in: context), key) else {
+    let store = preferences(in: context)
+    guard let stored = coding.read(store, key) else {
+      // A suite that could not be read is not a suite without the key.
+      if let error = store.readError { throw SharedLoadError(keyID: id, underlying: error) }
       return nil
     }
     guard let value = coding.decode(stored) else {

@@ -31,6 +31,8 @@ package final class FilePreferences: PreferencesStore {
     var dirty: Set<String> = []
     var writeScheduled = false
     var lastError: (any Error)?
+    /// Why the last read of the suite failed, cleared by the next read that succeeds.
+    var readError: (any Error)?
     var observers = KeyedObservers()
   }
 
@@ -44,10 +46,19 @@ package final class FilePreferences: PreferencesStore {
     self.init(url: url, fileSystem: LocalFileSystem())
   }
 
+  /// The largest suite file read, and so the largest one written: a suite saved past it could
+  /// not be read back at the next launch, which would show every key as its default.
+  let maximumSize: Int
+
   /// Opens the suite at `url` through `fileSystem`: a ``LocalFileSystem`` whose system calls
   /// are recorded, in tests of the write protocol.
-  package init(url: URL, fileSystem: any FileSystem) {
+
+  package init(
+    url: URL, fileSystem: any FileSystem,
+    maximumSize: Int = FileSystemLimits.defaultMaximumFileSize
+  ) {
     self.url = url
+    self.maximumSize = maximumSize
     self.fileSystem = fileSystem
     self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
     TemporaryFile.removeAbandoned(besides: url, in: fileSystem)
@@ -71,6 +82,8 @@ package final class FilePreferences: PreferencesStore {
 
   /// The error of the last failed read or write, if the suite could not be read or saved.
   package var lastError: (any Error)? { state.withLock { $0.lastError } }
+
+  package var readError: (any Error)? { state.withLock { $0.readError } }
 
   package func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
@@ -117,7 +130,13 @@ package final class FilePreferences: PreferencesStore {
         // is small, so the faster codec would save little. It is read through `JSONCoding`.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try fileSystem.writeAtomically(try encoder.encode(merged), to: url)
+        let data = try encoder.encode(merged)
+        guard data.count <= maximumSize else {
+          throw FileSystemError(
+            .write, path: url.path,
+            reason: .valueTooLarge(size: data.count, limit: maximumSize))
+        }
+        try fileSystem.writeAtomically(data, to: url)
         return merged
       }
       adopt(merged)
@@ -137,10 +156,28 @@ package final class FilePreferences: PreferencesStore {
   private func reloadFromDisk() -> (any Error)? {
     do {
       adopt(try readFile() ?? [:])
+      state.withLock { $0.readError = nil }
       return nil
     } catch {
-      state.withLock { $0.lastError = error }
+      state.withLock { state in
+        state.lastError = error
+        // Only a suite that is there and cannot be read protects its keys; a path where no
+        // suite can be (a file in place of its folder) is a failure of the writes, not of data.
+        if Self.isUnreadableData(error) { state.readError = error }
+      }
       return error
+    }
+  }
+
+  /// Whether `error` says a suite file is there but cannot be read.
+  private static func isUnreadableData(_ error: any Error) -> Bool {
+    if error is PreferencesError { return true }
+    guard let error = error as? FileSystemError else { return false }
+    switch error.reason {
+    case .notARegularFile, .tooLarge, .linkLoop, .permissionDenied, .ioError, .notDownloaded:
+      return true
+    default:
+      return false
     }
   }
 
@@ -159,7 +196,7 @@ package final class FilePreferences: PreferencesStore {
   }
 
   private func readFile() throws -> [String: PreferenceValue]? {
-    guard let data = try fileSystem.contents(of: url) else { return nil }
+    guard let data = try fileSystem.contents(of: url, maximumSize: maximumSize) else { return nil }
     do {
       return try JSONCoding.decode([String: PreferenceValue].self, from: data)
     } catch {

@@ -27,9 +27,16 @@ package protocol PreferencesStore: Sendable {
   ///
   /// - Throws: The error of the last write that failed, if the store could not be saved.
   func flush() throws
+
+  /// Why the suite as a whole could not be read, if it could not.
+  var readError: (any Error)? { get }
 }
 
 extension PreferencesStore {
+  /// Why the suite as a whole could not be read, if it could not: its keys without a value
+  /// report it as their load error rather than show their defaults as if nothing were stored.
+  package var readError: (any Error)? { nil }
+
   /// The stored value, as it is: a store without a URL form of its own keeps URLs as
   /// ``PreferenceValue/url(_:)``.
   package func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
