@@ -152,4 +152,16 @@ struct FilePreferencesTests {
       FilePreferences(url: url, fileSystem: LocalFileSystem(), maximumSize: 64)
         .value(forKey: "a") == .string("short"))
   }
+
+  @Test(
+    "A suite's name is a name, never a path out of the suites' folder",
+    arguments: [
+      ("group.app", "group.app.json"), ("../escaped", "%2E.%2Fescaped.json"),
+      ("a/b", "a%2Fb.json"), ("50%", "50%25.json"), (".hidden", "%2Ehidden.json"), ("", "%.json"),
+    ])
+  func suiteNames(_ suite: String, _ file: String) {
+    let url = FilePreferences.defaultURL(suiteName: suite)
+    #expect(url.lastPathComponent == file)
+    #expect(url.deletingLastPathComponent().lastPathComponent == "keepsake")
+  }
 }

@@ -77,7 +77,18 @@ package final class FilePreferences: PreferencesStore {
     let base = UserFolders.configuration(environment: environment)
     let suite = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     return base.appendingPathComponent("keepsake", isDirectory: true)
-      .appendingPathComponent("\(suite).json")
+      .appendingPathComponent("\(fileName(ofSuite: suite)).json")
+  }
+
+  /// A suite's name as a file name in the suites' folder, and never a path: a name is a name
+  /// (`"../x"` must not write outside the folder), and two names never share a file.
+  static func fileName(ofSuite suite: String) -> String {
+    var name = suite.replacingOccurrences(of: "%", with: "%25")
+      .replacingOccurrences(of: "/", with: "%2F")
+      .replacingOccurrences(of: "\u{0}", with: "%00")
+    if name.hasPrefix(".") { name = "%2E" + name.dropFirst() }
+    if name.isEmpty { name = "%" }
+    return name
   }
 
   /// The error of the last failed read or write, if the suite could not be read or saved.
