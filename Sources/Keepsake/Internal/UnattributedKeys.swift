@@ -41,7 +41,7 @@ package enum UnattributedKeys {
     guard reported.withLock({ $0.insert(site).inserted }) else { return }
     // Said now on standard error; failed in the next test that asks for its storage, at the
     // line that made the key.
-    FileHandle.standardError.write(Data("Keepsake: \(message)\n".utf8))
+    RuntimeWarning.emit(message)
     pending.withLock { $0.append((message, site)) }
     hasPending.store(true, ordering: .releasing)
   }
