@@ -39,6 +39,14 @@ final class CountingFileSystem: FileSystem {
     try base.writeAtomically(data, to: url)
   }
 
+  func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    note(write: true)
+    try base.replaceAtomically(
+      data, at: url, expecting: expected, creatingFolder: creatingFolder)
+  }
+
   func removeItem(at url: URL) throws {
     note()
     try base.removeItem(at: url)

@@ -37,6 +37,24 @@ struct SaveProtocolTests {
     ]
   }
 
+  /// A key's save of `name` over the file it last read, whose mode is `mode`: the new file is
+  /// swapped in (the check that what it replaces is that file and the replacement are one
+  /// step), and what came out is removed before the folder is flushed.
+  static func durableReplace(_ name: String, bytes: Int, mode: String) -> [String] {
+    [
+      "open <tmp of \(name)> O_WRONLY|O_CREAT|O_EXCL",
+      "fchmod <tmp of \(name)> \(mode)",
+      "write <tmp of \(name)> 0..<\(bytes)",
+      "fullfsync <tmp of \(name)>",
+      "close <tmp of \(name)>",
+      "exchange <tmp of \(name)> \(name)",
+      "unlink <tmp of \(name)>",
+      "open . O_RDONLY",
+      "fullfsync .",
+      "close .",
+    ]
+  }
+
   /// The calls that write a new file `name` durably without replacing anything: as a save, but
   /// linked into place (a rename would replace a file of that name) and then unlinked.
   static func durableCreate(_ name: String, bytes: Int) -> [String] {
@@ -226,7 +244,7 @@ struct SaveProtocolTests {
           "close .",
           "open notes.json.lock O_RDONLY|O_CREAT",
           "flock notes.json.lock LOCK_EX|LOCK_NB",
-        ] + Self.durableWrite("notes.json", bytes: saved, mode: mode) + [
+        ] + Self.durableReplace("notes.json", bytes: saved, mode: mode) + [
           "flock notes.json.lock LOCK_UN",
           "close notes.json.lock",
         ])
@@ -272,13 +290,52 @@ struct SaveProtocolTests {
           "open settings.json.lock O_RDONLY|O_CREAT",
           "flock settings.json.lock LOCK_EX|LOCK_NB",
         ] + Self.durableCreate("<conflict>", bytes: theirBytes.count)
-        + Self.durableWrite("settings.json", bytes: saved, mode: mode) + [
+        + Self.durableReplace("settings.json", bytes: saved, mode: mode) + [
           "flock settings.json.lock LOCK_UN",
           "close settings.json.lock",
         ])
     #expect(log.bytesWritten(to: "<tmp of <conflict>>") == theirBytes)
     #expect(log.writesInPlace(of: "settings.json").isEmpty)
     #expect(try Data(contentsOf: copy) == theirBytes)
+  }
+
+  @Test(
+    "A file another program wrote while the save ran is swapped back under a name that keeps it")
+  func swappedBack() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("notes.json")
+    try JSONEncoder().encode([Note(id: 1, text: "one")]).write(to: url)
+    let theirs = try JSONEncoder().encode([Note(id: 1, text: "one"), Note(id: 9, text: "editor")])
+    let landed = Mutex(false)
+    let recorder = SystemCallRecorder { call in
+      // An editor that ignores the lock writes the file just before the save's swap.
+      if case .exchange = call, !landed.withLock({ $0 }) {
+        landed.withLock { $0 = true }
+        try? theirs.write(to: url)
+      }
+      return nil
+    }
+    let notes = StorageContext.withValue(Self.context(recorder)) {
+      Shared(.fileStorage(url, saveInterval: .seconds(3600)), default: [Note]())
+    }
+    recorder.clear()
+    notes.withLock { $0.append(Note(id: 2, text: "ours")) }
+    try await notes.save()
+    let log = ProtocolLog(recorder.records, folder: folder.url)
+    let first = Array(log.lines.drop { !$0.hasPrefix("exchange") }.prefix(6))
+    let out = try #require(first.dropFirst().first?.split(separator: " ").last.map(String.init))
+    #expect(out.contains(".keepsake-out-"), "named as what it is: another's file, to keep")
+    #expect(
+      first == [
+        "exchange <tmp of notes.json> notes.json",
+        "rename <tmp of notes.json> \(out)",
+        "exchange \(out) notes.json",
+        "unlink \(out)",
+        "open . O_RDONLY",
+        "fullfsync .",
+      ])
+    let saved = try JSONDecoder().decode([Note].self, from: Data(contentsOf: url))
+    #expect(Set(saved.map(\.id)) == [1, 2, 9], "merged with what the editor wrote")
   }
 
   @Test("A transaction takes the lock first and releases it only after the folder is flushed")
@@ -303,7 +360,7 @@ struct SaveProtocolTests {
         == [
           "open counter.json.lock O_RDONLY|O_CREAT",
           "flock counter.json.lock LOCK_EX|LOCK_NB",
-        ] + Self.durableWrite("counter.json", bytes: 2, mode: mode) + [
+        ] + Self.durableReplace("counter.json", bytes: 2, mode: mode) + [
           "flock counter.json.lock LOCK_UN",
           "close counter.json.lock",
         ])

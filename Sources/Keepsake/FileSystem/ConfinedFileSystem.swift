@@ -50,6 +50,13 @@ struct ConfinedFileSystem: FileSystem {
     try base.createAtomically(data, at: confine(url))
   }
 
+  func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    try base.replaceAtomically(
+      data, at: confine(url), expecting: expected, creatingFolder: creatingFolder)
+  }
+
   func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
     try base.copyItem(at: confine(source), toNew: confine(destination))
   }
@@ -64,6 +71,12 @@ struct ConfinedFileSystem: FileSystem {
 
   func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
     try base.lockExclusively(confine(url), timeout: timeout)
+  }
+
+  func lockExclusively(
+    _ url: URL, timeout: Duration, creatingFolder: Bool
+  ) throws -> FileLock {
+    try base.lockExclusively(confine(url), timeout: timeout, creatingFolder: creatingFolder)
   }
 
   func identity(of url: URL) throws -> FileIdentity? { try base.identity(of: confine(url)) }

@@ -56,6 +56,25 @@ package protocol FileSystem: Sendable {
   ///   has the name already (it is left as it was).
   func createAtomically(_ data: Data, at url: URL) throws
 
+  /// Replaces the file at `url` with `data`, atomically and durably, only if the file there is
+  /// still the one `expected` identifies (`nil`: only if no file is there).
+  ///
+  /// The check and the replacement are one step where the file system can swap two names
+  /// (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Apple platforms): the
+  /// new file is swapped in, and what came out is compared with `expected`; anything else is
+  /// swapped back at once, so a program that ignores the lock and writes while the save runs
+  /// loses nothing. Where names cannot be swapped, the file is compared again just before the
+  /// rename. An empty name is taken without replacing anything, so a program creating the file
+  /// at that instant wins.
+  ///
+  /// - Parameter creatingFolder: Whether a missing folder is created; otherwise its absence
+  ///   throws ``FileSystemError/Reason/folderRemoved``.
+  /// - Throws: ``FileSystemError``, with ``FileSystemError/Reason/replacedMeanwhile`` when the
+  ///   file there is not the expected one (nothing of this write stays in its place).
+  func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws
+
   /// Gives the regular file at `source` a durable copy at the new name `destination`, without
   /// reading it into memory, so a file of any size can be set aside (a second name for the same
   /// file where the file system allows it).
@@ -135,6 +154,10 @@ package protocol FileSystem: Sendable {
   /// - Throws: ``FileSystemError``; ``FileSystemError/Reason/lockTimedOut(seconds:)`` when the
   ///   lock stayed held for `timeout`.
   func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock
+
+  /// The same, creating the lock file's missing folder only when `creatingFolder`; otherwise
+  /// its absence throws ``FileSystemError/Reason/folderRemoved``.
+  func lockExclusively(_ url: URL, timeout: Duration, creatingFolder: Bool) throws -> FileLock
 
   /// What identifies the current version of the file at `url` (without reading it), or `nil`
   /// when no file exists: used to tell whether someone else replaced a file.
@@ -241,10 +264,12 @@ package final class ResolvedFolders: Sendable {
   }
 }
 
-/// Identifies one version of a file: its inode, size and modification time.
+/// Identifies one version of a file: its inode, size, modification time and change time.
 ///
 /// Two equal identities mean, in practice, the same bytes; an atomic replace always changes the
-/// inode.
+/// inode. The change time (`ctime`) is what makes an edit seen when it kept the size and put the
+/// modification time back (`cp -p`, `rsync -t`, `touch -r`): no program can set it, and every
+/// write moves it.
 package struct FileIdentity: Hashable, Sendable {
   /// The file's inode (or, in memory, a number that changes with every write).
   package var inode: UInt64
@@ -252,16 +277,52 @@ package struct FileIdentity: Hashable, Sendable {
   package var size: Int64
   /// The modification time, in nanoseconds since 1970.
   package var modified: Int64
+  /// The time the file's inode last changed, in nanoseconds since 1970 (0 where unknown).
+  package var changed: Int64
 
   /// Creates an identity.
-  package init(inode: UInt64, size: Int64, modified: Int64) {
+  package init(inode: UInt64, size: Int64, modified: Int64, changed: Int64 = 0) {
     self.inode = inode
     self.size = size
     self.modified = modified
+    self.changed = changed
+  }
+
+  /// Whether `other` is this version of the file, its change time aside: a rename moves the
+  /// change time of the file it moves, so a file swapped out by a save is compared this way.
+  package func isSameVersion(as other: FileIdentity?) -> Bool {
+    guard let other else { return false }
+    return inode == other.inode && size == other.size && modified == other.modified
+  }
+
+  /// Whether the file's times are whole seconds, as on file systems that keep no finer times
+  /// (FAT, HFS+, ext3 with small inodes, many network shares): an edit within the same second
+  /// then keeps the identity, and only the bytes tell.
+  package var hasWholeSecondTimes: Bool {
+    modified % 1_000_000_000 == 0 && changed % 1_000_000_000 == 0
   }
 }
 
 extension FileSystem {
+  /// The check, then the write: the file system doubles that wrap another have no swap of
+  /// names, so another writer could still land between the two.
+  package func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    let found = try identity(of: url)
+    guard found == expected else {
+      throw FileSystemError(.write, path: url.path, reason: .replacedMeanwhile)
+    }
+    try writeAtomically(data, to: url)
+  }
+
+  /// Doubles lock as they do: those that wrap a disk create no folder of their own.
+  package func lockExclusively(
+    _ url: URL, timeout: Duration, creatingFolder: Bool
+  ) throws -> FileLock {
+    try lockExclusively(url, timeout: timeout)
+  }
+
   /// Nothing to download: every file is on this device.
   package func requestDownload(of url: URL) {}
 

@@ -59,6 +59,13 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     /// (`.name.icloud`) stands beside it, or it is dataless. It was not read, nothing is saved
     /// over it, a download was asked for, and the key loads it once it arrives.
     case notDownloaded
+    /// Another program replaced, edited or removed the file while this save was being written;
+    /// nothing was written over what it left, and the save reads it and merges with it.
+    case replacedMeanwhile
+    /// The file's folder was removed after the key had read or written the file there. The key
+    /// never creates it again (it was removed on purpose, or its volume is gone): nothing was
+    /// written, and the change is kept.
+    case folderRemoved
 
     public var description: String {
       switch self {
@@ -109,6 +116,14 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
         return
           "it is not downloaded yet from iCloud, so it was not read and nothing is saved over "
           + "it; it loads once it is downloaded"
+      case .replacedMeanwhile:
+        return
+          "another program changed the file while it was being saved, so nothing was written "
+          + "over its change"
+      case .folderRemoved:
+        return
+          "its folder was removed, so the folder was not created again and nothing was written; "
+          + "the change is kept"
       }
     }
 
@@ -221,7 +236,7 @@ extension FileSystemError: DescribesUntouchedData {
   var saysDataIsUntouched: Bool {
     switch reason {
     case .notARegularFile, .tooLarge, .linkLoop, .valueTooLarge, .nameTooLong, .pathTooLong,
-      .nameNotUTF8, .alreadyExists, .notDownloaded:
+      .nameNotUTF8, .alreadyExists, .notDownloaded, .replacedMeanwhile, .folderRemoved:
       true
     case .diskFull, .permissionDenied, .ioError, .shortWrite, .lockTimedOut,
       .lockHeldByThisProcess, .posix:

@@ -114,11 +114,12 @@ package final class InMemoryFileSystem: FileSystem {
 
   package func identity(of url: URL) throws -> FileIdentity? {
     let path = key(url)
-    return state.withLock { state in
-      guard let data = state.files[path] else { return nil }
-      return FileIdentity(
-        inode: state.identities[path] ?? 0, size: Int64(data.count), modified: 0)
-    }
+    return state.withLock { Self.identity(of: path, in: $0) }
+  }
+
+  private static func identity(of path: String, in state: State) -> FileIdentity? {
+    guard let data = state.files[path] else { return nil }
+    return FileIdentity(inode: state.identities[path] ?? 0, size: Int64(data.count), modified: 0)
   }
 
   package func contents(of url: URL, maximumSize: Int) throws -> Data? {
@@ -145,6 +146,14 @@ package final class InMemoryFileSystem: FileSystem {
     try write(data, to: url, replacing: false)
   }
 
+  /// The check and the rename in one step, as a swap of names makes them on the real disk.
+  package func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    try write(
+      data, to: url, replacing: true, expecting: .some(expected), creatingFolder: creatingFolder)
+  }
+
   /// The path as written: this disk has no links, and standardizes every path it is given.
   package func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL { url }
 
@@ -163,12 +172,24 @@ package final class InMemoryFileSystem: FileSystem {
 
   /// The atomic protocol, step by step; with `replacing` false the rename fails rather than
   /// replace a file, as the real disk's link does.
-  private func write(_ data: Data, to url: URL, replacing: Bool) throws {
+  ///
+  /// With `expecting`, the file there must be the one it identifies (`.some(nil)`: no file), or
+  /// nothing is written (``FileSystemError/Reason/replacedMeanwhile``).
+  private func write(
+    _ data: Data, to url: URL, replacing: Bool, expecting: FileIdentity?? = nil,
+    creatingFolder: Bool = true
+  ) throws {
     let path = key(url)
     let folder = (path as NSString).deletingLastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
       TemporaryFile.name(for: (path as NSString).lastPathComponent))
     let callbacks = try state.withLock { state -> [@Sendable () -> Void] in
+      if case .some(let expected) = expecting, Self.identity(of: path, in: state) != expected {
+        throw FileSystemError(.write, path: path, reason: .replacedMeanwhile)
+      }
+      if !state.folders.contains(folder) && !creatingFolder {
+        throw FileSystemError(.write, path: path, reason: .folderRemoved)
+      }
       if !state.folders.contains(folder) {
         try Self.perform(.createFolder, folder, &state)
         Self.addFolders(of: path, to: &state)

@@ -19,6 +19,13 @@ extension LocalFileSystem {
   ///   the lock stayed held by someone else for `timeout`, or the reason the lock file could not
   ///   be opened.
   package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+    try lockExclusively(url, timeout: timeout, creatingFolder: true)
+  }
+
+  /// The same, creating the lock file's missing folder only when `creatingFolder`.
+  package func lockExclusively(
+    _ url: URL, timeout: Duration, creatingFolder: Bool
+  ) throws -> FileLock {
     // NB: beside the file a link leads to, never beside the link: every spelling of one file
     // (through links, `..`, a dangling link whose target a first save creates) shares one lock.
     let target = try resolve(url, for: .lock)
@@ -28,7 +35,9 @@ extension LocalFileSystem {
     // no write access, except where it is emulated with byte-range locks (NFS), for which the
     // lock file is opened again for writing. Its folder is made only when it is missing.
     var writable = false
-    var fd = try openLockFile(path, writable: false, folder: target.deletingLastPathComponent())
+    var fd = try openLockFile(
+      path, writable: false, folder: target.deletingLastPathComponent(),
+      creatingFolder: creatingFolder)
     // NB: a non-blocking attempt with a short, growing pause, rather than a blocking `flock`,
     // so a stuck holder gives an error after `timeout` instead of hanging the saver forever.
     let deadline = ContinuousClock.now + timeout
@@ -46,7 +55,9 @@ extension LocalFileSystem {
             .lock, path: path,
             reason: .lockTimedOut(seconds: Int(timeout.components.seconds)))
         }
-        fd = try openLockFile(path, writable: writable, folder: target.deletingLastPathComponent())
+        fd = try openLockFile(
+          path, writable: writable, folder: target.deletingLastPathComponent(),
+          creatingFolder: creatingFolder)
         continue
       }
       let code = errno
@@ -54,7 +65,9 @@ extension LocalFileSystem {
       if code == EBADF && !writable {
         _ = calls.close(fd)
         writable = true
-        fd = try openLockFile(path, writable: true, folder: target.deletingLastPathComponent())
+        fd = try openLockFile(
+          path, writable: true, folder: target.deletingLastPathComponent(),
+          creatingFolder: creatingFolder)
         continue
       }
       guard code == EWOULDBLOCK || code == EAGAIN else {
@@ -92,11 +105,16 @@ extension LocalFileSystem {
   /// create or lock a file elsewhere) and without blocking (a FIFO there would block `open`
   /// until a writer came: data-safety rule "Bad files get a clear error at once"); anything but
   /// a regular file is refused at once and left as it is.
-  private func openLockFile(_ path: String, writable: Bool, folder: URL) throws -> Int32 {
+  private func openLockFile(
+    _ path: String, writable: Bool, folder: URL, creatingFolder: Bool
+  ) throws -> Int32 {
     let flags =
       (writable ? O_RDWR : O_RDONLY) | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW
     var fd = calls.open(path, flags, 0o644)
     if fd < 0 && errno == ENOENT {
+      guard creatingFolder else {
+        throw FileSystemError(.lock, path: path, reason: .folderRemoved)
+      }
       try createFolder(folder)
       fd = calls.open(path, flags, 0o644)
     }

@@ -178,6 +178,90 @@ package struct LocalFileSystem: FileSystem {
     try syncFolder(folder)
   }
 
+  package func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    let target = try resolve(url, for: .write)
+    let folder = target.deletingLastPathComponent()
+    let changedMeanwhile = FileSystemError(.write, path: target.path, reason: .replacedMeanwhile)
+    guard let existing = try fileInfo(target.path) else {
+      // The file is gone: someone removed it since it was read, or it never was.
+      if expected != nil { throw changedMeanwhile }
+      if creatingFolder {
+        try createFolder(folder)
+      } else if try fileInfo(folder.path) == nil {
+        throw FileSystemError(.write, path: target.path, reason: .folderRemoved)
+      }
+      let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
+        try writeAll(data, to: fd, path: path)
+      }
+      do {
+        try place(temporary, at: target)
+      } catch let error as FileSystemError where error.reason == .alreadyExists {
+        // A program created the file at this instant: it wins, and the save merges with it.
+        throw changedMeanwhile
+      }
+      return
+    }
+    guard Self.identity(existing) == expected else { throw changedMeanwhile }
+    let temporary = try writeTemporary(besides: target, carrying: (target.path, existing)) {
+      fd, path in try writeAll(data, to: fd, path: path)
+    }
+    guard calls.exchange(temporary.path, target.path) == 0 else {
+      let code = errno
+      guard Self.cannotExchange(code) else {
+        _ = calls.unlink(temporary.path)
+        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
+      }
+      // NB: the file system cannot swap names: compared again just before the rename, which
+      // leaves only the instant between the two to a writer that ignores the lock.
+      guard (try? fileInfo(target.path)).flatMap({ $0.map(Self.identity) }) == expected else {
+        _ = calls.unlink(temporary.path)
+        throw changedMeanwhile
+      }
+      guard calls.rename(temporary.path, target.path) == 0 else {
+        let code = errno
+        _ = calls.unlink(temporary.path)
+        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
+      }
+      try syncFolder(folder)
+      return
+    }
+    var out = stat()
+    let swappedOut = lstat(temporary.path, &out) == 0 ? Self.identity(out) : nil
+    guard swappedOut?.isSameVersion(as: expected) ?? false else {
+      try swapBack(temporary, at: target)
+      throw changedMeanwhile
+    }
+    _ = calls.unlink(temporary.path)
+    // The swap is only durable once the folder's entries are on disk.
+    try syncFolder(folder)
+  }
+
+  /// Puts back the file a save swapped out when it was not the one the save was based on.
+  ///
+  /// It is first given a name that says what it is (see ``TemporaryFile/swappedOutName(for:)``),
+  /// so a crash before it is back in place leaves it for the next process to keep, never for
+  /// the clean-up of temporary files to remove.
+  private func swapBack(_ temporary: URL, at target: URL) throws {
+    let kept = target.deletingLastPathComponent().appendingPathComponent(
+      TemporaryFile.swappedOutName(for: target.lastPathComponent))
+    guard calls.rename(temporary.path, kept.path) == 0 else {
+      throw FileSystemError(.rename, path: target.path, reason: .init(errno: errno))
+    }
+    guard calls.exchange(kept.path, target.path) == 0 else {
+      throw FileSystemError(.rename, path: target.path, reason: .init(errno: errno))
+    }
+    // Ours, swapped out again: never acknowledged, so nothing is lost with it.
+    _ = calls.unlink(kept.path)
+    try syncFolder(target.deletingLastPathComponent())
+  }
+
+  /// Whether a swap of names failed because the file system (or the C library) cannot swap.
+  private static func cannotExchange(_ code: Int32) -> Bool {
+    code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP || code == ENOTTY
+  }
+
   package func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())
@@ -247,10 +331,15 @@ package struct LocalFileSystem: FileSystem {
       let modified =
         Int64(info.st_mtimespec.tv_sec) * 1_000_000_000
         + Int64(info.st_mtimespec.tv_nsec)
+      let changed =
+        Int64(info.st_ctimespec.tv_sec) * 1_000_000_000
+        + Int64(info.st_ctimespec.tv_nsec)
     #else
       let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+      let changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     #endif
-    return FileIdentity(inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: modified)
+    return FileIdentity(
+      inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: modified, changed: changed)
   }
 
   package func removeItem(at url: URL) throws {

@@ -35,6 +35,8 @@ import Synchronization
       case fsync(path: String, fd: Int32)
       case close(path: String, fd: Int32)
       case rename(from: String, to: String)
+      /// The files named `first` and `second` swapped (``SystemCalls/exchange``).
+      case exchange(first: String, second: String)
       /// A new name `to` for the file at `from`.
       case link(from: String, to: String)
       case unlink(path: String)
@@ -73,6 +75,7 @@ import Synchronization
       case .fsync(let path, _): return "fullfsync \(path)\(outcome)"
       case .close(let path, _): return "close \(path)\(outcome)"
       case .rename(let from, let to): return "rename \(from) \(to)\(outcome)"
+      case .exchange(let first, let second): return "exchange \(first) \(second)\(outcome)"
       case .link(let from, let to): return "link \(from) \(to)\(outcome)"
       case .unlink(let path): return "unlink \(path)\(outcome)"
       case .mkdir(let path): return "mkdir \(path)\(outcome)"
@@ -240,6 +243,14 @@ import Synchronization
         let call = Record.Call.fchown(path: path(of: fd), fd: fd, owner: owner, group: group)
         return perform(call) {
           live.fchown(fd, owner, group)
+        } record: { _ in
+          call
+        }
+      },
+      exchange: { [self] first, second in
+        let call = Record.Call.exchange(first: first, second: second)
+        return perform(call) {
+          live.exchange(first, second)
         } record: { _ in
           call
         }

@@ -39,6 +39,10 @@ package final class SystemCalls: Sendable {
   package let close: @Sendable (_ fd: Int32) -> Int32
   /// `rename(from, to)`.
   package let rename: @Sendable (_ from: String, _ to: String) -> Int32
+  /// Swaps the files named `first` and `second` in one atomic step
+  /// (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Apple platforms): 0,
+  /// or -1 with `errno` set, `EINVAL`, `ENOSYS` or `ENOTSUP` where the file system cannot.
+  package let exchange: @Sendable (_ first: String, _ second: String) -> Int32
   /// `link(from, to)`, following a link at `from`: gives the file at `from` the new name `to`,
   /// failing with `EEXIST` rather than replace anything there.
   package let link: @Sendable (_ from: String, _ to: String) -> Int32
@@ -85,6 +89,7 @@ package final class SystemCalls: Sendable {
     flock: @escaping @Sendable (_ fd: Int32, _ operation: Int32) -> Int32,
     fchown: @escaping @Sendable (_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 =
       systemFchown,
+    exchange: @escaping @Sendable (_ first: String, _ second: String) -> Int32 = systemExchange,
     listAttributes:
       @escaping @Sendable (_ path: String, _ buffer: UnsafeMutableRawBufferPointer) -> Int =
       systemListAttributes,
@@ -110,6 +115,7 @@ package final class SystemCalls: Sendable {
     self.fchmod = fchmod
     self.flock = flock
     self.fchown = fchown
+    self.exchange = exchange
     self.listAttributes = listAttributes
     self.getAttribute = getAttribute
     self.setAttribute = setAttribute
@@ -166,6 +172,39 @@ private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, o
 package func systemFchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 {
   fchown(fd, owner, group)
 }
+package func systemExchange(_ first: String, _ second: String) -> Int32 {
+  #if canImport(Darwin)
+    return renamex_np(first, second, UInt32(RENAME_SWAP))
+  #elseif os(Linux)
+    guard let call = LinuxRenameCalls.renameat2 else {
+      errno = ENOSYS
+      return -1
+    }
+    return call(AT_FDCWD, first, AT_FDCWD, second, LinuxRenameCalls.exchange)
+  #else
+    errno = ENOSYS
+    return -1
+  #endif
+}
+
+#if os(Linux)
+  /// `renameat2`, found by name.
+  ///
+  /// NB: the Swift `Glibc` module leaves it out (it needs `_GNU_SOURCE`); glibc has had it
+  /// since 2.28 and musl since 1.2.5. One that is missing reads as a file system that cannot
+  /// swap names, and the save compares the file just before its rename instead.
+  private enum LinuxRenameCalls {
+    typealias Rename =
+      @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+    /// `RENAME_EXCHANGE` from `<linux/fs.h>`.
+    static let exchange: UInt32 = 1 << 1
+    static let renameat2: Rename? = {
+      guard let address = dlsym(nil, "renameat2") else { return nil }
+      return unsafeBitCast(address, to: Rename.self)
+    }()
+  }
+#endif
+
 package func systemListAttributes(
   _ path: String, _ buffer: UnsafeMutableRawBufferPointer
 ) -> Int {
@@ -285,7 +324,8 @@ extension SystemCalls {
     SystemCalls(
       open: open, write: write, fullFlush: fullFlush, close: close, rename: rename, link: link,
       unlink: unlink, mkdir: mkdir, fchmod: fchmod, flock: flock, fchown: fchown,
-      listAttributes: listAttributes, getAttribute: getAttribute, setAttribute: setAttribute,
+      exchange: exchange, listAttributes: listAttributes, getAttribute: getAttribute,
+      setAttribute: setAttribute,
       protectionClasses: protectionClasses, backgroundTime: time)
   }
 }

@@ -14,6 +14,9 @@ import Foundation
 /// process's) temporary file from one left behind by a writer that was killed mid-write.
 enum TemporaryFile {
   static let marker = ".keepsake-tmp-"
+  /// The marker of a file a save swapped out and is putting back (another program's version):
+  /// never removed as a temporary file, always kept by the next process that finds it.
+  static let swappedOutMarker = ".keepsake-out-"
 
   /// The longest file name whose temporary files carry it whole: a longer one is shortened
   /// (see `FileName`) so every temporary name fits within the file system's limit.
@@ -32,8 +35,24 @@ enum TemporaryFile {
     ".\(stem(for: fileName))\(marker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
   }
 
+  /// A fresh name for a file swapped out of `fileName`'s place by a save (see
+  /// ``swappedOutMarker``).
+  static func swappedOutName(for fileName: String) -> String {
+    ".\(stem(for: fileName))\(swappedOutMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  }
+
+  /// Whether `name` is a file swapped out of `fileName`'s place by a save that did not live to
+  /// put it back.
+  static func isAbandonedSwappedOut(_ name: String, for fileName: String) -> Bool {
+    isAbandoned(name, for: fileName, marker: swappedOutMarker)
+  }
+
   /// Whether `name` is a temporary file of `fileName` whose writer is no longer running.
   static func isAbandoned(_ name: String, for fileName: String) -> Bool {
+    isAbandoned(name, for: fileName, marker: marker)
+  }
+
+  private static func isAbandoned(_ name: String, for fileName: String, marker: String) -> Bool {
     let prefix = ".\(stem(for: fileName))\(marker)"
     guard name.hasPrefix(prefix) else { return false }
     let rest = name.dropFirst(prefix.count)

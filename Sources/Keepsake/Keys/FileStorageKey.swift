@@ -281,7 +281,11 @@ extension FileStorageKey: CoordinatedKey {
 
   func lock(in context: StorageContext, timeout: Duration) throws -> FileLock {
     try checkPath()
-    return sync.state.holding(try context.fileSystem.lockExclusively(file, timeout: timeout))
+    // NB: a folder removed since the key knew its file is not made again, not even for the
+    // lock file.
+    let lock = try context.fileSystem.lockExclusively(
+      file, timeout: timeout, creatingFolder: !known.hasHadFile())
+    return sync.state.holding(lock)
   }
 
   func storedChange(
@@ -290,16 +294,20 @@ extension FileStorageKey: CoordinatedKey {
     let fileSystem = context.fileSystem
     var identity = try wrap { try checkedIdentity(fileSystem) }
     let last = known.get()
+    known.saw(identity)
     if identity == last && !(rereading && identity != nil) { return .unchanged }
     if syncMergeBeforeReading(in: context) {
       identity = try wrap { try checkedIdentity(fileSystem) }
+      known.saw(identity)
     }
     guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
+      known.saw(nil)
       if last != nil { syncDidRead(nil, in: context) }
       return last == nil ? .unchanged : .deleted
     }
     let value = try decodeFile(data)
     syncDidRead(data, in: context)
+    known.saw(read ?? identity)
     return .replaced(value, data: data, identity: read ?? identity)
   }
 
@@ -316,7 +324,15 @@ extension FileStorageKey: CoordinatedKey {
         .write, path: file.path, reason: .valueTooLarge(size: data.count, limit: maximumFileSize))
     }
     do {
-      try fileSystem.writeAtomically(data, to: file)
+      // NB: in place of exactly what the last look found: anything else that lands there is
+      // never written over, and the save reads it and merges (see `replaceAtomically`). A
+      // folder removed since the key knew the file is not created again.
+      try fileSystem.replaceAtomically(
+        data, at: file, expecting: known.seen(), creatingFolder: !known.hasHadFile())
+    } catch let error as FileSystemError
+      where error.reason == .replacedMeanwhile || error.reason == .folderRemoved
+    {
+      throw error
     } catch {
       // NB: a write can fail after its rename (flushing the folder): the file then holds our
       // bytes, and must not be taken for another process's change by the next save.
@@ -333,11 +349,34 @@ extension FileStorageKey: CoordinatedKey {
   }
 }
 
-/// The identity of the file a key last read or wrote, shared by copies of the key.
+/// The identity of the file a key last read or wrote, shared by copies of the key; and what
+/// the key's last look at the file found, which its next write replaces and nothing else.
 final class KnownFile: Sendable {
-  private let identity = Mutex<FileIdentity?>(nil)
-  func get() -> FileIdentity? { identity.withLock { $0 } }
-  func set(_ value: FileIdentity?) { identity.withLock { $0 = value } }
+  private struct State {
+    var identity: FileIdentity?
+    var seen: FileIdentity?
+    /// Whether the key has known a file at its name (read one or written one), so that its
+    /// folder, if it disappears, was removed rather than never made.
+    var hadFile = false
+  }
+  private let state = Mutex(State())
+  func get() -> FileIdentity? { state.withLock { $0.identity } }
+  func set(_ value: FileIdentity?) {
+    state.withLock {
+      $0.identity = value
+      $0.seen = value
+      if value != nil { $0.hadFile = true }
+    }
+  }
+  /// Records what a look at the file found (`nil`: no file).
+  func saw(_ value: FileIdentity?) {
+    state.withLock {
+      $0.seen = value
+      if value != nil { $0.hadFile = true }
+    }
+  }
+  func seen() -> FileIdentity? { state.withLock { $0.seen } }
+  func hasHadFile() -> Bool { state.withLock { $0.hadFile } }
 }
 
 /// What a file key is made with: the same for every copy of the key and every reference of it.

@@ -152,6 +152,10 @@ struct PersistenceMachine: Sendable {
     /// Theirs is kept at `url`; `pruned` are older copies removed to keep their number bounded.
     case copied(URL, pruned: [URL])
     case written
+    /// Another program changed the file while it was being written: nothing was written over
+    /// its change; the job reads it again and merges. `givingUp` is the error once it happened
+    /// ``PersistenceMachine/raceLimit`` times.
+    case writeRaced(givingUp: SharedSaveError)
     case writeFailed(SharedSaveError)
     case unlocked
     case restored
@@ -166,6 +170,9 @@ struct PersistenceMachine: Sendable {
     var conflict: SharedConflict.Resolution?
     /// A reload found a change of ours pending: it is saved next, through the merge.
     var needsSave = false
+    /// The file was removed while a change of ours was pending, and the write would create it
+    /// again.
+    var rewritesRemoved = false
   }
 
   /// What the machine asks for.
@@ -193,6 +200,9 @@ struct PersistenceMachine: Sendable {
     case save
     /// A retry of a lock that was busy.
     case lockRetry
+    /// The end of the wait for another program to put a removed file back (see
+    /// ``PersistenceMachine/replacementGrace``).
+    case replacementGrace
   }
 
   /// Parts of the status that changed, for observers.
@@ -228,6 +238,11 @@ struct PersistenceMachine: Sendable {
     var lockWaitStarted: Duration?
     /// Whether the job started as a reload or a load (it ends a background first load).
     var reads = false
+    /// Whether the job saves in the background (the coalescing timer, a save that follows
+    /// another job), so it may wait for a removed file to be put back; nobody waits on it.
+    var patient = false
+    /// How many times another program changed the file while this job was writing it.
+    var races = 0
   }
 
   // MARK: - State
@@ -241,6 +256,18 @@ struct PersistenceMachine: Sendable {
   let flaws: PersistenceFlaws
   /// How long to wait before asking for a busy lock again.
   static let lockRetryDelay: Duration = .milliseconds(5)
+  /// How long a removed file may stay away before a pending change writes it again.
+  ///
+  /// Programs replace a file by removing it and then putting a new one in its place: Syncthing
+  /// removes the old file and renames its temporary file in (microseconds apart), a script runs
+  /// `rm` then `cp` (a process's start apart: milliseconds, up to about a second on a loaded
+  /// machine). Writing at once would put this change under, or over, the file on its way in;
+  /// waiting lets it arrive, and the change merges with it. Two seconds cover both with a wide
+  /// margin, and delay only a change whose file was removed.
+  static let replacementGrace: Duration = .seconds(2)
+  /// How many times a job writes again after another program changed the file during its
+  /// write, before it reports the save as failed (its change stays pending).
+  static let raceLimit = 8
 
   private(set) var stored: Stored = .readable
   private(set) var isLoading = false
@@ -263,6 +290,17 @@ struct PersistenceMachine: Sendable {
   private(set) var wantsReload = false
   /// A save is due once the running job (or the open transaction) ends.
   private(set) var wantsSave = false
+  /// Where the wait for a removed file to be put back is (see ``replacementGrace``).
+  private(set) var replacement = ReplacementWait.none
+
+  /// The wait for a removed file to be put back.
+  enum ReplacementWait: Sendable, Equatable {
+    case none
+    /// A save found the file removed with a change pending: background saves wait.
+    case waiting
+    /// The grace is over: the next save writes the file, only if its name is still empty.
+    case over
+  }
   /// Preferences: queued writes are to be made durable once the running job ends.
   private(set) var wantsSync = false
 
@@ -308,7 +346,7 @@ struct PersistenceMachine: Sendable {
     if job != nil { return .saving }
     if isLoading { return .loading }
     if loadError != nil { return .protected }
-    if saveTimerArmed { return .pending }
+    if saveTimerArmed || replacement == .waiting { return .pending }
     return .clean
   }
 
@@ -321,6 +359,8 @@ struct PersistenceMachine: Sendable {
       return mutated()
     case .timerFired(.save):
       saveTimerArmed = false
+      // The end of the grace saves what is pending.
+      if replacement == .waiting { return [] }
       if inTransaction && job == nil && flaws.contains(.savesInsideTransactions) {
         return flawedSaveInsideTransaction(.save(force: false), waiters: [])
       }
@@ -329,6 +369,15 @@ struct PersistenceMachine: Sendable {
         wantsSave = true
         return []
       }
+      return start(.save(force: false), waiters: [], patient: true)
+    case .timerFired(.replacementGrace):
+      guard replacement == .waiting else { return [] }
+      replacement = .over
+      if job != nil || inTransaction {
+        wantsSave = true
+        return []
+      }
+      // The file was not put back: the change writes it, never over one that arrives now.
       return start(.save(force: false), waiters: [])
     case .timerFired(.lockRetry):
       guard let job, job.step == .lock else { return [] }
@@ -423,8 +472,11 @@ struct PersistenceMachine: Sendable {
     return [.saveIsArmed(false), .run(.read(again: false))]
   }
 
-  /// Starts a job at its first step.
-  private mutating func start(_ purpose: Purpose, waiters: [Waiter]) -> [Effect] {
+  /// Starts a job at its first step; a `patient` save may wait for a removed file to be put
+  /// back.
+  private mutating func start(
+    _ purpose: Purpose, waiters: [Waiter], patient: Bool = false
+  ) -> [Effect] {
     var effects: [Effect] = []
     var holdsLock = false
     let first: Step
@@ -466,6 +518,9 @@ struct PersistenceMachine: Sendable {
       return [.complete(waiters, .success(()))]
     }
     job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
+    // NB: a save someone waits for (`save()`, `flush()`, the exit) ends the wait for a removed
+    // file as its end would: an acknowledged save is on disk when it returns.
+    job?.patient = patient && waiters.isEmpty && replacement != .over
     switch purpose {
     case .reload, .load: job?.reads = true
     default: break
@@ -604,8 +659,18 @@ struct PersistenceMachine: Sendable {
         // Invariant 1: a reload met a pending change; it goes on as a save, under the lock,
         // through the merge, so whoever waits for the load sees the change kept.
         job.purpose = .save(force: false)
+        job.patient = job.waiters.isEmpty && replacement != .over
         if case .file = kind { return .step(.lock) }
         return .step(.saveToKey)
+      }
+      if result.rewritesRemoved && job.patient {
+        // The file was removed with our change pending: wait for a program putting it back.
+        job.conflict = nil
+        if replacement == .none {
+          replacement = .waiting
+          effects.append(.arm(.replacementGrace, after: Self.replacementGrace))
+        }
+        return .end
       }
       if result.copy { return .step(.keepCopy) }
       if result.write { return .step(.write) }
@@ -621,7 +686,19 @@ struct PersistenceMachine: Sendable {
       job.failure = error
       return .end
 
+    case (.write, .writeRaced(let givingUp)):
+      // Nothing was written over the other program's change: it is read, merged, and ours
+      // written again, under the same lock. An `update`'s body already ran: it is not run twice.
+      job.races += 1
+      guard job.races < Self.raceLimit else {
+        effects += setSaveError(givingUp)
+        job.failure = givingUp
+        return .end
+      }
+      if case .update = job.purpose { job.purpose = .save(force: false) }
+      return .step(.read(again: false))
     case (.write, .written):
+      replacement = .none
       effects += setSaveError(nil)
       if let conflict = job.conflict {
         lastConflict = LastConflict(resolution: conflict, pruned: job.prunedCopies)
@@ -691,6 +768,10 @@ struct PersistenceMachine: Sendable {
     default:
       break
     }
+    if case .save = job.purpose, !job.patient, replacement == .over {
+      // The save that follows the grace ran, whatever it found.
+      replacement = .none
+    }
     if job.reads, isLoading {
       // The first load has come (or failed), merged with any change made meanwhile.
       isLoading = false
@@ -719,7 +800,7 @@ struct PersistenceMachine: Sendable {
     }
     if wantsSave {
       wantsSave = false
-      return start(.save(force: false), waiters: [])
+      return start(.save(force: false), waiters: [], patient: true)
     }
     if wantsSync {
       wantsSync = false

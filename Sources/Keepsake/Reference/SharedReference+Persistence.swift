@@ -186,6 +186,7 @@ extension SharedReference {
         result.needsSave = true
       case .rewrite:
         result.conflict = .deletedElsewhere
+        result.rewritesRemoved = true
       case .merge:
         if let merge, case .replaced(let theirs, _, let identity) = change {
           let merged = merge.merge(base: base ?? fallback, ours: current, theirs: theirs)
@@ -239,6 +240,8 @@ extension SharedReference {
     work.plan = nil
     do {
       try coordinated.write(plan.value, in: context)
+    } catch let error as FileSystemError where error.reason == .replacedMeanwhile {
+      return .writeRaced(givingUp: .writeFailed(keyID: key.id, underlying: error))
     } catch {
       return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
     }

@@ -69,6 +69,8 @@ struct ProtocolLog {
     case .fsync(let path, let fd): copy.call = .fsync(path: relative(path), fd: fd)
     case .close(let path, let fd): copy.call = .close(path: relative(path), fd: fd)
     case .rename(let from, let to): copy.call = .rename(from: relative(from), to: relative(to))
+    case .exchange(let first, let second):
+      copy.call = .exchange(first: relative(first), second: relative(second))
     case .link(let from, let to): copy.call = .link(from: relative(from), to: relative(to))
     case .unlink(let path): copy.call = .unlink(path: relative(path))
     case .mkdir(let path): copy.call = .mkdir(path: relative(path))

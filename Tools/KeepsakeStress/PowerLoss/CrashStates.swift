@@ -69,7 +69,15 @@ struct CrashStates {
       // Renames that persisted carry the data written before them (ext4's rule).
       var renamed: [Int: Int] = [:]
       for index in kept {
-        if case .rename(_, _, let inode) = operations[index] { renamed[inode] = index }
+        switch operations[index] {
+        case .rename(_, _, let inode):
+          renamed[inode] = index
+        case .exchange(_, _, let first, let second):
+          renamed[first] = index
+          renamed[second] = index
+        default:
+          break
+        }
       }
       let entries = files.sorted { $0.key < $1.key }
       let candidates = entries.map { entry in
@@ -125,6 +133,9 @@ struct CrashStates {
       case .rename(let from, let to, let inode):
         names[from] = nil
         names[to] = inode
+      case .exchange(let first, let second, let firstInode, let secondInode):
+        names[first] = secondInode
+        names[second] = firstInode
       case .unlink(let path): names[path] = nil
       default: break
       }

@@ -22,6 +22,8 @@ struct DiskHistory: Sendable {
     case mkdir(path: String)
     /// `to` now names `inode`, which `from` named.
     case rename(from: String, to: String, inode: Int)
+    /// `first` now names `secondInode` and `second` names `firstInode`, in one step.
+    case exchange(first: String, second: String, firstInode: Int, secondInode: Int)
     /// `path` names nothing any more.
     case unlink(path: String)
     /// `bytes` were written into `inode` at `offset`.
@@ -39,7 +41,8 @@ struct DiskHistory: Sendable {
     var folders: [String]? {
       switch self {
       case .link(let path, _), .mkdir(let path), .unlink(let path): return [Self.parent(path)]
-      case .rename(let from, let to, _): return Array(Set([Self.parent(from), Self.parent(to)]))
+      case .rename(let from, let to, _), .exchange(let from, let to, _, _):
+        return Array(Set([Self.parent(from), Self.parent(to)]))
       default: return nil
       }
     }
@@ -50,7 +53,7 @@ struct DiskHistory: Sendable {
       let paths: [String]
       switch self {
       case .link(let path, _), .mkdir(let path), .unlink(let path): paths = [path]
-      case .rename(let from, let to, _): paths = [from, to]
+      case .rename(let from, let to, _), .exchange(let from, let to, _, _): paths = [from, to]
       default: return false
       }
       return paths.contains { $0.hasPrefix(root + "/") }
@@ -142,6 +145,14 @@ struct DiskHistory: Sendable {
         names[to] = inode
         names[from] = nil
         append(.rename(from: from, to: to, inode: inode), record)
+      case .exchange(let first, let second):
+        guard let firstInode = names[first], let secondInode = names[second] else { continue }
+        names[first] = secondInode
+        names[second] = firstInode
+        append(
+          .exchange(
+            first: first, second: second, firstInode: firstInode, secondInode: secondInode),
+          record)
       case .link(let from, let to):
         guard let inode = names[from] else { continue }
         names[to] = inode
