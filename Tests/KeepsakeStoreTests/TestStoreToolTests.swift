@@ -160,7 +160,9 @@ struct TestStoreToolTests {
   func storeTaskFinishes() async {
     let store = TestStore(initialState: Desk.State()) { Desk() }
 
-    await store.send(.refreshTapped) { $0.isRefreshing = true }.finish(timeout: .seconds(5))
+    // NB: the bound only keeps a broken finish from hanging the run: generous, so a loaded
+    // machine (the effect's task waits for a thread of the cooperative pool) never trips it.
+    await store.send(.refreshTapped) { $0.isRefreshing = true }.finish(timeout: .seconds(120))
     await store.receive(.refreshed("alice")) {
       $0.isRefreshing = false
       $0.$session.withLock { $0 = "alice" }
