@@ -22,12 +22,16 @@ package enum Quarantine {
   package static let conflictMarker = ".conflict-"
   /// The marker in the name of the file `keepsake restore` replaced: kept, not damaged.
   package static let keptMarker = ".kept-"
+  /// The marker in the name of a change that could not be written into its file (the file
+  /// unreadable, from a newer version, or its folder gone): kept as soon as the save was
+  /// refused, and merged into the file by the next process that can.
+  package static let unsavedMarker = ".unsaved-"
 
   /// How many conflict copies of one file are kept: when another one is made, the oldest copy
   /// and the newest ones stay, and those in between are removed (and the app told).
   package static let conflictCopyLimit = 10
 
-  private static let markers = [marker, conflictMarker, keptMarker]
+  private static let markers = [marker, conflictMarker, keptMarker, unsavedMarker]
   /// The length of a copy's time, `20261129T210300Z`.
   private static let stampLength = 16
   /// An extension longer than this is taken as part of the name.
@@ -57,6 +61,13 @@ package enum Quarantine {
 
   /// Whether `name` is the name of a quarantine, conflict or kept copy.
   package static func isCopy(named name: String) -> Bool { parse(name) != nil }
+
+  /// Whether `name` is the name of a copy with `marker` of the file named `original`.
+  package static func isCopy(named name: String, of original: String, marker: String) -> Bool {
+    guard let copy = parse(name), copy.marker == marker else { return false }
+    let (stem, ext) = parts(of: original)
+    return copy.ext == ext && copy.stem == stem
+  }
 
   /// Whether `name` is the name of a copy (of any kind) of the file named `original`.
   package static func isCopy(named name: String, of original: String) -> Bool {

@@ -81,7 +81,14 @@ enum TemporaryFile {
   ///
   /// `path` is `url`'s path, which the key keeps (`URL.path` costs about 4,000 instructions a
   /// call on Linux).
-  static func removeAbandoned(besides url: URL, path: String, in context: StorageContext) {
+  ///
+  /// - Returns: What else was left beside the file for the key to take in: changes kept unsaved
+  ///   by an earlier process (see ``Quarantine/unsavedMarker``) and files a save swapped out but
+  ///   did not live to put back (see ``swappedOutMarker``). Usually none.
+  @discardableResult
+  static func removeAbandoned(
+    besides url: URL, path: String, in context: StorageContext
+  ) -> [String] {
     // NB: the folder's path by string: on Linux `deletingLastPathComponent()` standardizes and
     // resolves links with a system call per component, on every key's creation.
     let folderPath = FolderPath.parent(of: path) ?? path
@@ -94,18 +101,33 @@ enum TemporaryFile {
       // folder must not hold up keys in other folders. Two keys listing one folder at once
       // keep the first listing.
       let listed = try? fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent())
-      let names = (listed ?? []).filter(isAbandoned)
+      let names = (listed ?? []).filter { isAbandoned($0) || isLeftToTakeIn($0) }
       found = context.abandonedTemporaryFiles.withLock { known in
         if let earlier = known[folderPath] { return earlier }
         known[folderPath] = names
         return names
       }
     }
-    guard !found.isEmpty else { return }
-    let removed = remove(found, belongingTo: url, in: fileSystem)
-    context.abandonedTemporaryFiles.withLock { known in
-      known[folderPath]?.removeAll { removed.contains($0) }
+    guard !found.isEmpty else { return [] }
+    let fileName = url.lastPathComponent
+    let leftovers = found.filter { name in
+      Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.unsavedMarker)
+        || isAbandonedSwappedOut(name, for: fileName)
     }
+    let removed = remove(found.filter(isAbandoned), belongingTo: url, in: fileSystem)
+    context.abandonedTemporaryFiles.withLock { known in
+      known[folderPath]?.removeAll { removed.contains($0) || leftovers.contains($0) }
+    }
+    return leftovers
+  }
+
+  /// Whether `name` is a change kept unsaved, or a file swapped out by a save that did not live
+  /// to put it back: never removed, always taken in by its key.
+  private static func isLeftToTakeIn(_ name: String) -> Bool {
+    if Quarantine.parse(name)?.marker == Quarantine.unsavedMarker { return true }
+    guard name.hasPrefix("."), let range = name.range(of: swappedOutMarker) else { return false }
+    let target = String(name[name.index(after: name.startIndex)..<range.lowerBound])
+    return isAbandonedSwappedOut(name, for: target)
   }
 
   /// Whether `name` is a temporary file whose writer is no longer running.

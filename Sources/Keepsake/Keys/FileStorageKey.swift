@@ -148,8 +148,14 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     if pathProblem != nil { return nil }
-    TemporaryFile.removeAbandoned(besides: file, path: filePath, in: context)
-    return syncSubscribe(in: context, onChange: onChange)
+    let leftovers = TemporaryFile.removeAbandoned(besides: file, path: filePath, in: context)
+    let subscription = syncSubscribe(in: context, onChange: onChange)
+    if !leftovers.isEmpty {
+      takeIn(leftovers, in: context)
+      // The reference reads what this wrote, whether or not a watch reports it.
+      onChange()
+    }
+    return subscription
   }
 
   /// Sets the file aside as a quarantine copy beside it, without reading it, so that a file of

@@ -39,6 +39,13 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// Keeps `data`, the other side of a conflict, as a conflict copy beside the stored data, and
   /// says which older copies it removed to keep their number bounded.
   func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy
+
+  /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on,
+  /// in place of the earlier one at `earlier`; says where.
+  func keepUnsavedChange(
+    _ value: Value, base: Value?, reason: String, replacing earlier: URL?,
+    in context: StorageContext
+  ) throws -> URL
 }
 
 /// How stored data differs from what a key last read or wrote.

@@ -109,6 +109,9 @@ struct PersistenceMachine: Sendable {
     case saveToKey
     /// Make queued preference writes durable. → `written`, `writeFailed`
     case synchronize
+    /// Keep the pending change durably beside the file (or, its folder gone, in the state
+    /// folder) when a save of it was refused. → `keptUnsaved`
+    case keepUnsaved
     /// Ask a custom key for its stored value (`again`: ``SharedKey/load(in:)``, else
     /// ``SharedKey/reload(in:)``). → `found`, `unreadable`
     case readKey(again: Bool)
@@ -158,6 +161,8 @@ struct PersistenceMachine: Sendable {
     case writeRaced(givingUp: SharedSaveError)
     case writeFailed(SharedSaveError)
     case unlocked
+    /// The refused change is kept (or could not be, which its save error already says).
+    case keptUnsaved
     case restored
     case quarantined
     case quarantineFailed(any Error)
@@ -410,8 +415,14 @@ struct PersistenceMachine: Sendable {
 
   private mutating func mutated() -> [Effect] {
     if let loadError {
-      // Invariant 1: the change stays pending, and the app hears why it is not saved.
-      return setSaveError(.protected(loadError))
+      // Invariant 1: the change stays pending, and the app hears why it is not saved. A file's
+      // change is kept durably by the save the timer starts (see `Step.keepUnsaved`).
+      var effects = setSaveError(.protected(loadError))
+      if case .file = kind, !saveTimerArmed, let interval {
+        saveTimerArmed = true
+        effects += [.saveIsArmed(true), .arm(.save, after: interval)]
+      }
+      return effects
     }
     switch kind {
     case .key(inline: true), .preferences:
@@ -485,7 +496,7 @@ struct PersistenceMachine: Sendable {
       first = .checkPending
       effects.append(.saveIsArmed(false))
     case (.file, .save(force: true)), (.file, .begin), (.file, .update):
-      if let loadError { return protectedFailure(loadError, waiters: waiters) }
+      if let loadError { return protectedFailure(loadError, waiters: waiters, purpose: purpose) }
       first = .lock
       effects.append(.saveIsArmed(false))
     case (.file, .reload):
@@ -530,9 +541,16 @@ struct PersistenceMachine: Sendable {
   }
 
   private mutating func protectedFailure(
-    _ loadError: SharedLoadError, waiters: [Waiter]
+    _ loadError: SharedLoadError, waiters: [Waiter], purpose: Purpose? = nil
   ) -> [Effect] {
     let error = SharedSaveError.protected(loadError)
+    if case .file = kind, let purpose {
+      // The refused change is kept durably before the caller hears of the refusal.
+      var job = Job(purpose: purpose, step: .keepUnsaved, waiters: waiters)
+      job.failure = error
+      self.job = job
+      return setSaveError(error) + [.run(.keepUnsaved)]
+    }
     return setSaveError(error) + [.complete(waiters, .failure(error))] + serveNext()
   }
 
@@ -588,6 +606,7 @@ struct PersistenceMachine: Sendable {
         let error = SharedSaveError.protected(loadError)
         effects += setSaveError(error)
         job.failure = error
+        if case .file = kind { return .step(.keepUnsaved) }
         return .end
       }
       if case .file = kind { return .step(.lock) }
@@ -610,7 +629,7 @@ struct PersistenceMachine: Sendable {
     case (.lock, .lockFailed(let error)):
       effects += setSaveError(error)
       job.failure = error
-      return .end
+      return error.isFolderRemoved ? .step(.keepUnsaved) : .end
 
     case (.read, .found(let changed)), (.readKey, .found(let changed)):
       var readableAgain = false
@@ -650,6 +669,7 @@ struct PersistenceMachine: Sendable {
         let saveError = SharedSaveError.protected(error)
         effects += setSaveError(saveError)
         job.failure = saveError
+        if case .file = kind { return .step(.keepUnsaved) }
       }
       return .end
 
@@ -684,6 +704,8 @@ struct PersistenceMachine: Sendable {
       (.saveToKey, .writeFailed(let error)), (.synchronize, .writeFailed(let error)):
       effects += setSaveError(error)
       job.failure = error
+      return error.isFolderRemoved ? .step(.keepUnsaved) : .end
+    case (.keepUnsaved, .keptUnsaved):
       return .end
 
     case (.write, .writeRaced(let givingUp)):

@@ -119,6 +119,23 @@ extension SharedReference {
       }
     case .readKey(let again):
       return readKey(again: again)
+    case .keepUnsaved:
+      keepUnsaved()
+      return .keptUnsaved
+    }
+  }
+
+  /// Keeps the pending change durably when its save was refused (see
+  /// `FileStorageKey+Unsaved.swift`); a later save that writes it removes the copy.
+  private func keepUnsaved() {
+    guard let coordinated, hasPendingChange() else { return }
+    let (value, base) = storage.withLock { ($0, self.base) }
+    let reason = persistence.withLock { $0.saveError.map { "\($0)" } } ?? "the save was refused"
+    // NB: a failure here is already told: the save error says the change was not saved.
+    if let kept = try? coordinated.keepUnsavedChange(
+      value, base: base, reason: reason, replacing: work.unsaved, in: context)
+    {
+      work.unsaved = kept
     }
   }
 
@@ -248,6 +265,11 @@ extension SharedReference {
     storage.withLock { _ in
       savedGeneration = max(savedGeneration, plan.generation)
       if coordinated.merge != nil { base = plan.value }
+    }
+    if let unsaved = work.unsaved {
+      // The change kept when its save was refused is in the file now.
+      try? context.fileSystem.removeItem(at: unsaved)
+      work.unsaved = nil
     }
     return .written
   }
@@ -390,6 +412,8 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var snapshot: (value: Value, saved: Bool)?
   /// Where the last quarantine copy was put.
   var quarantined: URL?
+  /// Where this reference's change is kept while the file cannot take it.
+  var unsaved: URL?
 }
 
 extension PersistenceMachine {
@@ -423,6 +447,14 @@ extension SaveTiming {
   var interval: Duration? {
     if case .coalesced(let interval) = self { return interval }
     return nil
+  }
+}
+
+extension SharedSaveError {
+  /// Whether the save failed because the file's folder was removed.
+  var isFolderRemoved: Bool {
+    guard case .writeFailed(_, let underlying as FileSystemError) = self else { return false }
+    return underlying.reason == .folderRemoved
   }
 }
 

@@ -119,10 +119,14 @@ struct BadFileBatch: Sendable {
   }
 
   /// Every entry under `folder`, by its path relative to it (bytes escaped), described.
+  ///
+  /// A change kept beside the file because its save was refused (`.unsaved-`) is what a save
+  /// may add: the app's change, never the bad file's bytes.
   private static func entries(_ folder: URL) -> [String: String] {
     let root = Array(folder.path.utf8)
     var found: [String: String] = [:]
-    for name in RawPath.tree(root) {
+    for name in RawPath.tree(root) where !PathBytes.escaped(name).contains(Quarantine.unsavedMarker)
+    {
       found[PathBytes.escaped(name)] = RawPath.describe(root + [UInt8(ascii: "/")] + name)
     }
     return found

@@ -93,7 +93,17 @@ public struct FuzzBatch: Sendable {
       } catch {}
       if saved { result.failures.append("\(label): save() succeeded over an unreadable file") }
       if $drafts.saveError == nil { result.failures.append("\(label): no saveError was set") }
-      if disk.files != [Self.url.path: fuzzCase.bytes] {
+      // NB: the change refused is kept beside the file (`.unsaved-`): the one file a save may
+      // add, and it must hold the change.
+      let kept = disk.files.filter { $0.key.contains(Quarantine.unsavedMarker) }
+      if kept.count != 1
+        || !kept.values.contains(where: { String(decoding: $0, as: UTF8.self).contains("Escrito") })
+      {
+        result.failures.append("\(label): the refused change was not kept beside the file")
+      }
+      if disk.files.filter({ !$0.key.contains(Quarantine.unsavedMarker) })
+        != [Self.url.path: fuzzCase.bytes]
+      {
         result.modified += 1
         result.failures.append("\(label): the damaged file was modified or a file was added")
       }

@@ -40,6 +40,10 @@ extension Simulation {
     for case let process? in processes where process.isAlive { recordFinal(process) }
     // The next launch: it removes what dead writers left, and must read what is there.
     let fresh = launch(processes.count)
+    // NB: a launch takes in what earlier processes left beside a file (a change kept when its
+    // save was refused, a file a dying save swapped out), then reads it: it comes to rest
+    // before what it holds is recorded.
+    _ = settle(only: fresh)
     recordFinal(fresh)
     kill(fresh)
     figures.faultsHit = disk.faultsHit
@@ -69,6 +73,26 @@ extension Simulation {
           file: file.rawValue, by: process.name, memory: key.names(),
           saveError: key.saveError().map { "\($0)" }, loadError: key.loadError().map { "\($0)" }))
     }
+  }
+
+  /// Runs `process`'s watchers, lanes and timers until nothing is left.
+  func settle(only process: SimulatedProcess) -> Bool {
+    for _ in 0..<200_000 {
+      var ran = false
+      if disk.hasNotifications(for: process) {
+        disk.deliver(to: process)
+        ran = true
+      }
+      for file in files {
+        if let lane = process.lane(file.rawValue), clockwork.runNext(on: lane) {
+          figures.turns += 1
+          ran = true
+        }
+      }
+      if !ran && !clockwork.advanceToNextTimer() { return true }
+    }
+    facts.append(.unsettled("a fresh launch still busy after 200,000 rounds"))
+    return false
   }
 
   /// Runs every lane, watcher and timer until nothing is left, in a fixed order.

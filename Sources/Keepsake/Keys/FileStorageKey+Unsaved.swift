@@ -1,0 +1,201 @@
+import Foundation
+
+/// Changes a file could not take, kept durably the moment a save is refused: the file could not
+/// be read (damaged, protected while the device is locked, or written by a newer version of the
+/// app), or its folder was removed. A change kept only in memory would be gone when the process
+/// ends, and iOS ends apps with SIGKILL, which no exit flush sees.
+///
+/// `notes.json`'s change is kept as `notes.unsaved-20261205T101500Z.json` beside it (in the
+/// state folder when the folder is gone): the value as this program writes it, in its own
+/// format version, with the base it was made on. The next process that opens the key and can
+/// read the file (a newer version, or this one once the file is readable again) merges it into
+/// the file three ways and removes it; `keepsake quarantined` lists it.
+extension FileStorageKey {
+  /// Keeps `value`, with `base`, as this reference's unsaved change, in place of its earlier
+  /// one at `earlier`.
+  ///
+  /// - Returns: Where it is kept.
+  func keepUnsavedChange(
+    _ value: Value, base: Value?, reason: String, replacing earlier: URL?,
+    in context: StorageContext
+  ) throws -> URL {
+    try checkPath()
+    let change = UnsavedChange(
+      reason: reason, change: try encode(value), base: try base.map(encode))
+    let data = try UnsavedChange.encoder.encode(change)
+    let fileSystem = context.fileSystem
+    if let earlier {
+      try fileSystem.writeAtomically(data, to: earlier)
+      return earlier
+    }
+    let folder = file.deletingLastPathComponent()
+    // NB: a listing of a missing folder is empty on the real disk; a folder's identity is had
+    // only there.
+    let besideTheFile =
+      (try? fileSystem.identity(of: folder)) != nil
+      || !((try? fileSystem.contentsOfDirectory(at: folder)) ?? []).isEmpty
+    let place =
+      besideTheFile
+      ? file
+      : Self.stateFolder(in: context).appendingPathComponent("unsaved", isDirectory: true)
+        .appendingPathComponent(file.lastPathComponent)
+    var made: URL?
+    for _ in 0..<1000 where made == nil {
+      let names = Set(
+        (try? fileSystem.contentsOfDirectory(at: place.deletingLastPathComponent())) ?? [])
+      let url = Quarantine.url(for: place, existingNames: names, marker: Quarantine.unsavedMarker)
+      do {
+        try fileSystem.createAtomically(data, at: url)
+        made = url
+      } catch let error as FileSystemError where error.reason == .alreadyExists {
+        continue
+      }
+    }
+    guard let made else {
+      throw FileSystemError(.write, path: file.path, reason: .alreadyExists)
+    }
+    return made
+  }
+
+  /// Where a change is kept when its file's folder is gone: the per-device state folder, or,
+  /// for isolated storage (tests, previews), a folder of the system's temporary folder, so a
+  /// test never writes the user's state.
+  static func stateFolder(in context: StorageContext) -> URL {
+    guard !context.isIsolated else {
+      return URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        .appendingPathComponent("keepsake-state-\(getuid())", isDirectory: true)
+    }
+    return BaseStore.defaultRoot(environment: ProcessInfo.processInfo.environment)
+  }
+
+  /// Takes in what earlier processes left beside the file (`names`, in its folder): merges
+  /// their unsaved changes into it, and keeps a file a save swapped out but did not live to put
+  /// back as a conflict copy (unless the file has its bytes); reports each to the reference.
+  ///
+  /// A change that cannot be read yet (a newer version's), or that meets a file this program
+  /// cannot read, stays where it is for a process that can. A value that does not merge keeps
+  /// the file's version, and the change as a conflict copy.
+  func takeIn(_ names: [String], in context: StorageContext) {
+    let fileSystem = context.fileSystem
+    let folder = file.deletingLastPathComponent()
+    guard let lock = try? lock(in: context, timeout: FileLock.defaultTimeout) else { return }
+    defer { lock.release() }
+    for name in names {
+      let url = folder.appendingPathComponent(name)
+      let resolution: SharedConflict.Resolution?
+      if Quarantine.isCopy(
+        named: name, of: file.lastPathComponent, marker: Quarantine.unsavedMarker)
+      {
+        resolution = try? adoptUnsavedChange(at: url, in: context)
+      } else {
+        resolution = try? keepSwappedOut(at: url, in: context)
+      }
+      guard let resolution else { continue }
+      try? fileSystem.removeItem(at: url)
+      if case .merged(overlapping: []) = resolution, name.contains(TemporaryFile.swappedOutMarker) {
+        continue
+      }
+      sync.state.report(SharedConflict(keyID: id, url: file, resolution: resolution))
+    }
+  }
+
+  /// Keeps the file at `url`, swapped out of the file's place by a save that died before it put
+  /// it back, as a conflict copy, unless the file has its bytes.
+  private func keepSwappedOut(
+    at url: URL, in context: StorageContext
+  ) throws -> SharedConflict.Resolution {
+    let fileSystem = context.fileSystem
+    guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize) else {
+      return .merged(overlapping: [])
+    }
+    if try fileSystem.contents(of: file, maximumSize: maximumFileSize) == data {
+      return .merged(overlapping: [])
+    }
+    return .keptBoth(copy: try keepConflictCopy(data, in: context).url)
+  }
+
+  /// Merges the unsaved change at `url` into the file, under the file's lock.
+  private func adoptUnsavedChange(
+    at url: URL, in context: StorageContext
+  ) throws -> SharedConflict.Resolution {
+    let fileSystem = context.fileSystem
+    guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize * 2 + 4096)
+    else { throw FileSystemError(.read, path: url.path, reason: .posix(code: ENOENT)) }
+    let kept = try UnsavedChange.decoder.decode(UnsavedChange.self, from: data)
+    let ours = try decode(kept.changeData)
+    let identity = try fileSystem.identity(of: file)
+    let stored = try fileSystem.contents(of: file, maximumSize: maximumFileSize)
+    guard let stored else {
+      // No file: the change is all there is.
+      try fileSystem.replaceAtomically(
+        kept.changeData, at: file, expecting: nil, creatingFolder: false)
+      return .deletedElsewhere
+    }
+    let theirs = try decode(stored)
+    let base = try kept.baseData.map(decode)
+    let resolution: SharedConflict.Resolution
+    let merged: Value
+    if let merge, let base {
+      let result = merge.merge(base: base, ours: ours, theirs: theirs)
+      merged = result.value
+      resolution = .merged(overlapping: result.conflicts)
+    } else {
+      let copy = try keepConflictCopy(kept.changeData, in: context)
+      return .keptBoth(copy: copy.url)
+    }
+    try fileSystem.replaceAtomically(
+      try encode(merged), at: file, expecting: identity, creatingFolder: false)
+    return resolution
+  }
+}
+
+/// The file an unsaved change is kept in.
+///
+/// The change and its base are the bytes the program would have written, as text when they are
+/// UTF-8 (JSON, readable by a person) and in Base64 otherwise.
+struct UnsavedChange: Codable, Sendable {
+  /// What the file is, for a person who opens it.
+  var about = "A change Keepsake could not save into its file; merged into it when it can be."
+  var reason: String
+  var change: String?
+  var changeBase64: String?
+  var base: String?
+  var baseBase64: String?
+
+  init(reason: String, change: Data, base: Data?) {
+    self.reason = reason
+    if let text = String(data: change, encoding: .utf8) {
+      self.change = text
+    } else {
+      changeBase64 = change.base64EncodedString()
+    }
+    if let base {
+      if let text = String(data: base, encoding: .utf8) {
+        self.base = text
+      } else {
+        baseBase64 = base.base64EncodedString()
+      }
+    }
+  }
+
+  var changeData: Data {
+    get throws {
+      if let change { return Data(change.utf8) }
+      if let changeBase64, let data = Data(base64Encoded: changeBase64) { return data }
+      throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no change in the kept file")
+    }
+  }
+
+  var baseData: Data? {
+    if let base { return Data(base.utf8) }
+    return baseBase64.flatMap { Data(base64Encoded: $0) }
+  }
+
+  static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return encoder
+  }
+
+  static var decoder: JSONDecoder { JSONDecoder() }
+}

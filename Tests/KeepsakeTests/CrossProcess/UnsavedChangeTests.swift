@@ -1,0 +1,74 @@
+import Foundation
+@_spi(Testing) import Keepsake
+import Testing
+
+/// Changes a file cannot take (it cannot be read, or is from a newer version) are kept durably
+/// the moment their save is refused, and merged into the file by the next process that can.
+@Suite("Changes kept when their save is refused")
+struct UnsavedChangeTests {
+  func unsavedCopies(in disk: RealDisk) -> [String] {
+    disk.folder.names.filter { $0.contains(".unsaved-") }
+  }
+
+  @Test("A change refused because the file cannot be read is on disk at once, not only in memory")
+  func refusedChangeIsKept() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    let newer = Data(#"{"version": 99, "content": []}"#.utf8)
+    try newer.write(to: file)
+    let notes = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process(), default: [Note]())
+    #expect(notes.loadError != nil)
+    notes.withLock { $0.append(Note(id: 2, text: "made by the older app")) }
+    await #expect(throws: SharedSaveError.self) { try await notes.save() }
+    #expect(try Data(contentsOf: file) == newer, "the file it cannot read is untouched")
+    let kept = try #require(unsavedCopies(in: disk).first)
+    let text = try String(contentsOf: disk.file(kept), encoding: .utf8)
+    #expect(text.contains("made by the older app"), "the change itself is in the kept file")
+    // A second refusal replaces the kept change, never adds a second one.
+    notes.withLock { $0.append(Note(id: 3, text: "and another")) }
+    await #expect(throws: SharedSaveError.self) { try await notes.save() }
+    #expect(unsavedCopies(in: disk) == [kept])
+  }
+
+  @Test("The next process that can read the file merges the kept change into it, and removes it")
+  func nextProcessMergesTheKeptChange() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try Data(#"[{"id": 1, "text": "cut off"#.utf8).write(to: file)
+    do {
+      let notes = disk.shared(
+        .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("old"), default: [Note]())
+      notes.withLock { $0.append(Note(id: 2, text: "kept")) }
+      await #expect(throws: SharedSaveError.self) { try await notes.save() }
+    }
+    #expect(unsavedCopies(in: disk).count == 1)
+    // Someone repairs the file (or a newer version migrates it); then a process opens the key.
+    try JSONEncoder().encode([Note(id: 1, text: "repaired")]).write(to: file)
+    let later = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("new"), default: [Note]())
+    try await later.load()
+    let stored = try JSONDecoder().decode([Note].self, from: Data(contentsOf: file))
+    #expect(Set(stored.map(\.id)) == [1, 2], "the kept change is merged into the file")
+    #expect(Set(later.wrappedValue.map(\.id)) == [1, 2])
+    #expect(unsavedCopies(in: disk).isEmpty, "and no longer kept beside it")
+  }
+
+  @Test("A change whose save is refused and later succeeds leaves nothing beside the file")
+  func keptChangeRemovedOnceSaved() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try Data(#"[{"id": 1, "text": "cut off"#.utf8).write(to: file)
+    let notes = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process(), default: [Note]())
+    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    await #expect(throws: SharedSaveError.self) { try await notes.save() }
+    #expect(unsavedCopies(in: disk).count == 1)
+    try JSONEncoder().encode([Note(id: 1, text: "repaired")]).write(to: file)
+    try await notes.load()
+    try await notes.flush()
+    let stored = try JSONDecoder().decode([Note].self, from: Data(contentsOf: file))
+    #expect(Set(stored.map(\.id)) == [1, 2])
+    #expect(unsavedCopies(in: disk).isEmpty)
+  }
+}
