@@ -10,8 +10,8 @@ import Synchronization
 #endif
 
 extension StorageContext {
-  /// Writes every pending change when the process is asked to stop (`SIGTERM`, `SIGINT`), then
-  /// ends it as the signal would have.
+  /// Writes every pending change when the process is asked to stop (`SIGTERM`, `SIGINT`, or
+  /// `SIGHUP` when its terminal or SSH session closes), then ends it as the signal would have.
   ///
   /// Command-line programs and services call it once, at launch. Ctrl-C, `kill`,
   /// `systemctl stop` and `docker stop` send one of these signals, and a process they end gets
@@ -33,7 +33,9 @@ extension StorageContext {
   ///
   /// It is opt-in because signal handling belongs to the program: a library that installed
   /// handlers behind an app's back would replace the app's own (a server's graceful shutdown, a
-  /// REPL's Ctrl-C) and change how the app ends. Calling it again does nothing.
+  /// REPL's Ctrl-C) and change how the app ends. Only signals still at their default action are
+  /// taken over: one the program handles (a daemon that reloads on `SIGHUP`) or ignores (a
+  /// process under `nohup`) keeps its behaviour. Calling it again does nothing.
   ///
   /// On Apple platforms an app is not stopped by signals but suspended, then possibly ended
   /// without notice: flush when the scene goes to the background instead, for example
@@ -81,7 +83,7 @@ enum TerminationFlush {
     // ended, `main` returned) still ends by the signal; registered first, this runs after the
     // exit flush.
     atexit { TerminationFlush.endIfSignalled() }
-    for signalNumber in [SIGTERM, SIGINT] {
+    for signalNumber in [SIGTERM, SIGINT, SIGHUP] where isAtDefaultAction(signalNumber) {
       var action = sigaction()
       #if canImport(Darwin)
         action.__sigaction_u.__sa_handler = writeToSignalPipe
@@ -92,6 +94,19 @@ enum TerminationFlush {
       sigemptyset(&action.sa_mask)
       sigaction(signalNumber, &action, nil)
     }
+  }
+
+  /// Whether `signalNumber` still does what it does by default: nobody handles or ignores it.
+  static func isAtDefaultAction(_ signalNumber: Int32) -> Bool {
+    var current = sigaction()
+    guard sigaction(signalNumber, nil, &current) == 0 else { return false }
+    #if canImport(Darwin)
+      let handler = current.__sigaction_u.__sa_handler
+    #else
+      let handler = current.__sigaction_handler.sa_handler
+    #endif
+    // NB: `SIG_DFL` is the null handler; `SIG_IGN` and a program's own are not.
+    return current.sa_flags & SA_SIGINFO == 0 && handler == nil
   }
 
   /// Flushes, then ends the process with `signalNumber`.
