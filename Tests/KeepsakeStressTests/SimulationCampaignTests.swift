@@ -30,6 +30,23 @@ struct SimulationCampaignTests {
     #expect(report[figure: "outside-writer styles"] == OutsideStyle.allCases.count)
   }
 
+  @Test(
+    "Schedules that once hid a fault of the machine keep every promise",
+    arguments: [
+      // A commit left the save armed: a change made right after it had no save under way.
+      "p1 f1 | B0a s0a s0a s0a C0a s0a s0a s0a s0a m0a t100",
+      // A save timer that fired while a job ran was dropped: the change after it waited for a
+      // save nothing started.
+      "p3 f1 | m2a t23 s2a m2a s2a s2a s2a t28 s2a s2a m2a s2a s2a",
+      // After a merge the base became the merged value before it was written: the next merge
+      // took our own change for theirs.
+      "p2 f1 | oa:atomic ca w1 s1a m1a s1a s1a s1a S1a oa:recreate:-5",
+    ])
+  func regressionSchedule(_ text: String) throws {
+    let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)
+    #expect(run.violations.isEmpty, "\(run.violations)")
+  }
+
   @Test("The same seed replays the same schedule exactly, also from its printed form")
   func sameSeedSameLog() throws {
     for index in [3, 17, 42] {

@@ -11,6 +11,10 @@ import Foundation
 /// - **An acknowledged save is on disk**: when `save`, `flush`, `update`, a transaction's commit
 ///   or `replaceUnreadableData` comes back successful, every item the process had added and
 ///   still held when it asked has been in the file.
+/// - **A change reaches the disk in time**: whenever a live process has nothing under way for a
+///   file (no job queued, no timer armed, no transaction open) and reports no error, every item
+///   it added is on disk: a change is never left waiting for a save nothing will start (an app
+///   the system kills in the background would lose it).
 /// - **No pending change disappears unreported**: at rest, with no flush asked for, every item a
 ///   live process added is in the file or the process reports `saveError` or `loadError`; after
 ///   its last flush the same holds, an item it could not save is still in its memory, and a
@@ -44,6 +48,7 @@ struct PromiseChecker {
       case acknowledgedNotStored = "an acknowledged save is not on disk"
       case exitFlushLost = "the exit flush lost a change"
       case notSavedAutomatically = "a change left unsaved and unreported at rest"
+      case late = "a change with no save under way (the rule of time)"
       case pendingLost = "a pending change disappeared unreported"
       case diverged = "a process holds something else than the file"
       case protectedOverReadable = "a readable file is still refused"
@@ -170,6 +175,13 @@ struct PromiseChecker {
           .notSavedAutomatically,
           "at rest, \(item) added by \(by) to \(self.file(file).letter) was never written, and "
             + "\(by) reports no error")
+      }
+    case .idle(let file, let by):
+      for item in pending(of: by, in: file) {
+        fail(
+          .late,
+          "\(item) added by \(by) to \(self.file(file).letter) is not on disk, and no job, timer or "
+            + "error of \(by) says why")
       }
     case .final(let file, let by, let memory, let saveError, let loadError):
       final(file, by, memory, saveError: saveError, loadError: loadError)

@@ -49,6 +49,9 @@ final class SimulatedClockwork: @unchecked Sendable {
 
   var hasTimers: Bool { !timers.isEmpty }
 
+  /// Whether a timer is armed on `lane` (a coalesced save, a lock retry, a grace).
+  func hasTimers(on lane: SimulatedLane) -> Bool { timers.contains { $0.lane === lane } }
+
   /// Runs the next piece of work queued on `lane`, as the lane; `false` when there was none.
   @discardableResult
   func runNext(on lane: SimulatedLane) -> Bool {

@@ -6,7 +6,11 @@ import Keepsake
 extension Simulation {
   /// Logs `what` happened, the facts it led to, and the state after it.
   func logEvent(_ what: String) {
-    let new = facts.all[loggedFacts...].map(Self.brief)
+    // NB: the rule of time's checks are recorded after every event; they say nothing new.
+    let new = facts.all[loggedFacts...].filter {
+      if case .idle = $0 { return false }
+      return true
+    }.map(Self.brief)
     loggedFacts = facts.all.count
     let happened = new.isEmpty ? "" : " [" + new.joined(separator: "; ") + "]"
     log?.append("\(what)\(happened) => \(digest())")
@@ -41,6 +45,7 @@ extension Simulation {
         + (errors.isEmpty ? "" : " (\(errors))")
     case .listing(let files): return "\(files.count) files in the folder"
     case .unsettled(let why): return why
+    case .idle(let file, let by): return "\(by) idle on \(letter(file))"
     }
   }
 

@@ -189,7 +189,25 @@ final class Simulation: @unchecked Sendable {
     clockwork.advance(by: .milliseconds(1))
     if let touched, touched.isAlive { observe(touched) }
     progressExits()
+    checkTimeliness()
     if log != nil { logEvent("\(event)") }
+  }
+
+  /// Records, for every live process with nothing under way for a file, that its changes must
+  /// be on disk (see ``SimulationFact/idle(file:by:)``).
+  func checkTimeliness() {
+    for case let process? in processes where process.isAlive && process.exit == nil {
+      for file in files {
+        let index = file.rawValue
+        guard !process.added[index].isEmpty, process.transactions[index] == nil,
+          let lane = process.lane(index), !lane.hasWork, !clockwork.hasTimers(on: lane),
+          let key = process.keys[index]
+        else { continue }
+        // NB: asked last: a key's errors cost more than the checks above.
+        guard key.saveError() == nil, key.loadError() == nil else { continue }
+        facts.append(.idle(file: index, by: process.name))
+      }
+    }
   }
 
   /// The process of `slot`, if it is alive and its app may act on `file` (it is not exiting).

@@ -72,6 +72,10 @@ enum SimulationFact: Sendable {
   /// Every lane is idle and every timer has fired, with no flush asked for: a process's
   /// automatic saves have had every chance.
   case settled(file: Int, by: String, reportedError: Bool)
+  /// Nothing is under way to save `by`'s changes of `file`: no job queued, no timer armed, no
+  /// transaction open, and no error reported. Every change it made must be on disk (the rule of
+  /// time: a change reaches the disk within the save interval after the jobs before it end).
+  case idle(file: Int, by: String)
   /// A live process at the end, after its last flush (or a fresh launch after everything):
   /// what it holds, and the errors it reports.
   case final(file: Int, by: String, memory: [String], saveError: String?, loadError: String?)
