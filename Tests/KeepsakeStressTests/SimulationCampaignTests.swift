@@ -31,7 +31,7 @@ struct SimulationCampaignTests {
   }
 
   @Test(
-    "Schedules that once hid a fault of the machine keep every promise",
+    "Schedules that once hid a loss keep every promise",
     arguments: [
       // A commit left the save armed: a change made right after it had no save under way.
       "p1 f1 | B0a s0a s0a s0a C0a s0a s0a s0a s0a m0a t100",
@@ -41,6 +41,9 @@ struct SimulationCampaignTests {
       // After a merge the base became the merged value before it was written: the next merge
       // took our own change for theirs.
       "p2 f1 | oa:atomic ca w1 s1a m1a s1a s1a s1a S1a oa:recreate:-5",
+      // A file replaced as Syncthing does (removed, then a new one renamed in) while a change
+      // was pending: a save written at once into the gap was replaced by the rename.
+      "p1 f1 a=2 | m0a oa:replace ca w0 s0a s0a s0a s0a s0a s0a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

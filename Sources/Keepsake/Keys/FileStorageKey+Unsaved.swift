@@ -126,10 +126,9 @@ extension FileStorageKey {
     let identity = try fileSystem.identity(of: file)
     let stored = try fileSystem.contents(of: file, maximumSize: maximumFileSize)
     guard let stored else {
-      // No file: the change is all there is.
-      try fileSystem.replaceAtomically(
-        kept.changeData, at: file, expecting: nil, creatingFolder: false)
-      return .deletedElsewhere
+      // No file: it may be on its way back (a sync engine removes a file, then renames the new
+      // one in). The change stays kept for a launch that finds the file.
+      throw FileSystemError(.read, path: file.path, reason: .posix(code: ENOENT))
     }
     let theirs = try decode(stored)
     let base = try kept.baseData.map(decode)

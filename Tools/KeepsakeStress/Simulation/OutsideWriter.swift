@@ -92,6 +92,8 @@ final class OutsideWriter: @unchecked Sendable {
       steps = [.delete]
     case .recreate:
       steps = [.delete, .create(file.encode([own]))]
+    case .replace:
+      steps = [.writeTemporary(edited), .delete, .rename(edited)]
     case .garbage:
       let garbage = [
         "{\"items\": [", "\u{0}\u{1}\u{2} not JSON", "[{\"id\": 7}]", "{\"content\": \"x\"}",
@@ -128,6 +130,13 @@ final class OutsideWriter: @unchecked Sendable {
     case .writeTemporary(let data):
       disk.writeUnseen(data, at: temporary)
     case .rename(let data):
+      if operation.style == .replace, disk.bytes(file) != nil,
+        !disk.lastWriteAsked[file.rawValue]
+      {
+        // The name was emptied by this replacement's own removal: whatever is there now was
+        // written into the gap, and this rename replaces it.
+        disk.facts.append(.gapFilled(file: file.rawValue))
+      }
       disk.writeUnseen(nil, at: temporary)
       disk.replaceInode(at: path)
       disk.write(data, at: path, by: operation.style, basedOn: operation.basedOn)

@@ -66,7 +66,12 @@ struct ProcessFileSystem: FileSystem {
   }
 
   private func wrote(_ data: Data, at path: String, basedOn: Int?) {
-    if disk.file(at: path) != nil { process.wroteFile = true }
+    if let file = disk.file(at: path) {
+      process.wroteFile = true
+      let index = file.rawValue
+      disk.lastWriteAsked[index] =
+        process.asked[index] > 0 || process.transactions[index] != nil || process.exit != nil
+    }
     disk.replaceInode(at: path)
     if disk.file(at: path) == nil, let original = copyOriginal(path) {
       let kind: SimulationFact.CopyKind =

@@ -11,6 +11,9 @@ import Foundation
 /// - **An acknowledged save is on disk**: when `save`, `flush`, `update`, a transaction's commit
 ///   or `replaceUnreadableData` comes back successful, every item the process had added and
 ///   still held when it asked has been in the file.
+/// - **Replacement is not deletion**: a program that replaces a file by removing it and renaming
+///   another into its place (Syncthing) finds the name as it left it: no save writes into the
+///   gap (a change pending waits, then merges into what arrives).
 /// - **A change reaches the disk in time**: whenever a live process has nothing under way for a
 ///   file (no job queued, no timer armed, no transaction open) and reports no error, every item
 ///   it added is on disk: a change is never left waiting for a save nothing will start (an app
@@ -28,14 +31,12 @@ import Foundation
 ///   exactly those bytes was made first (`replaceUnreadableData`).
 /// - **No temporary file is left** once a fresh launch opened the files.
 ///
-/// **Out of the promise, exactly**: another program that writes without the lock can always
-/// race a save. A Keepsake save examines the file under the lock, then writes; bytes another
-/// program wrote after that examination and before the rename are replaced unseen. So for a
-/// Keepsake write whose writer's last look at the file was an earlier version ("blind"), the
-/// items it drops that were not in the version it looked at are not counted as lost, and
-/// unreadable bytes it replaces are not counted as overwritten. Likewise another program's own
-/// writes may drop anything (it read an older file, or meant to): whatever its write removes is
-/// its doing. Everything else is held strictly, blind or not.
+/// **A save never writes over what it did not see**: a save swaps its file in and checks what
+/// came out (or compares the file just before its rename), so another program that writes
+/// without the lock while a save runs is merged like any other writer. A Keepsake write whose
+/// writer's last look at the file was an earlier version ("blind") that drops an item, or
+/// replaces unreadable bytes, breaks the promise. Another program's own writes may drop
+/// anything (it read an older file, or meant to): whatever its write removes is its doing.
 struct PromiseChecker {
   /// A broken promise.
   struct Violation: Sendable, Equatable, CustomStringConvertible {
@@ -49,6 +50,7 @@ struct PromiseChecker {
       case exitFlushLost = "the exit flush lost a change"
       case notSavedAutomatically = "a change left unsaved and unreported at rest"
       case late = "a change with no save under way (the rule of time)"
+      case gapFilled = "a save wrote into a replacement's gap"
       case pendingLost = "a pending change disappeared unreported"
       case diverged = "a process holds something else than the file"
       case protectedOverReadable = "a readable file is still refused"
@@ -63,7 +65,7 @@ struct PromiseChecker {
     var description: String { "\(kind.rawValue): \(detail)" }
   }
 
-  /// What the promises let go, counted (not failures).
+  /// Writes over what a save did not see, counted (each is a failure too).
   struct Exemptions: Sendable {
     /// Items another program's unlocked write put in the file after a save examined it, which
     /// the save then replaced unseen.
@@ -176,6 +178,11 @@ struct PromiseChecker {
           "at rest, \(item) added by \(by) to \(self.file(file).letter) was never written, and "
             + "\(by) reports no error")
       }
+    case .gapFilled(let file):
+      fail(
+        .gapFilled,
+        "\(self.file(file).letter) was written between a replacement's removal of it and its "
+          + "rename, which then replaced that write")
     case .idle(let file, let by):
       for item in pending(of: by, in: file) {
         fail(
@@ -237,8 +244,12 @@ struct PromiseChecker {
         states[item] = .released
       case .keepsake:
         if blind && !looked.contains(item) {
-          states[item] = .released
           exemptions.racedItems += 1
+          fail(
+            .storedDropped,
+            "\(place) dropped \(item), written after the save last looked at the file "
+              + "(version \(basedOn.map(String.init) ?? "none")): it wrote over what it did not see"
+          )
         } else if case let holding = copies[file].filter({ $0.names.contains(item) }),
           !holding.isEmpty
         {
@@ -255,6 +266,9 @@ struct PromiseChecker {
     if case .keepsake = writer, let old, names(old, file) == nil {
       if blind {
         exemptions.racedUnreadable += 1
+        fail(
+          .unreadableOverwritten,
+          "\(place) replaced unreadable bytes written after the save last looked at the file")
       } else if !copies[file].contains(where: { $0.kind == .quarantine && $0.bytes == old }) {
         fail(
           .unreadableOverwritten,

@@ -346,6 +346,9 @@ public enum OutsideStyle: String, Sendable, CaseIterable {
   case delete
   /// The file removed, then created again with new content (two steps).
   case recreate
+  /// The edit written to a temporary file, the file removed, then the temporary file renamed
+  /// into its place (three steps), as Syncthing replaces every file it receives.
+  case replace
   /// Bytes that do not decode, written over the file.
   case garbage
   /// A newer app's version of the file, which this app must refuse.

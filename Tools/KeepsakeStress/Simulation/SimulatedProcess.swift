@@ -54,6 +54,8 @@ final class SimulatedProcess: @unchecked Sendable {
   /// Items it added, per file, in order.
   var added: [[String]] = [[], []]
   var transactions: [Transaction?] = [nil, nil]
+  /// Requests of the app under way, per file.
+  var asked = [0, 0]
   var exit: Exit?
   /// The last conflict and lock timeout seen on each file, to notice changes.
   var seenConflict: [SharedConflict?] = [nil, nil]

@@ -46,6 +46,7 @@ extension Simulation {
     case .listing(let files): return "\(files.count) files in the folder"
     case .unsettled(let why): return why
     case .idle(let file, let by): return "\(by) idle on \(letter(file))"
+    case .gapFilled(let file): return "\(letter(file)) written into a replacement's gap"
     }
   }
 

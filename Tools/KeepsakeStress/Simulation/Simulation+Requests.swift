@@ -9,6 +9,9 @@ extension Simulation {
   ) -> SimulatedProcess? {
     guard let process = app(slot, file), let key = process.keys[file] else { return nil }
     let name = process.name
+    // NB: what the app asks for may write the file at once, also into a replacement's gap: the
+    // app asked (see `SimulationFact.gapFilled`).
+    process.asked[file] += 1
     switch request {
     case .save, .flush, .load, .replace:
       let inside: Bool
@@ -22,6 +25,7 @@ extension Simulation {
         default: .replaceUnreadableData
         }
       key.drive(driven, inside) { [self] outcome in
+        process.asked[file] -= 1
         guard process.isAlive, case .success = outcome, !inside, request != .load else { return }
         acknowledge(file, name, request, items)
       }
@@ -41,13 +45,18 @@ extension Simulation {
           }
         },
         { [self] outcome in
+          process.asked[file] -= 1
           guard process.isAlive, case .success = outcome, !throwing else { return }
           acknowledge(file, name, request, items + [item])
         })
     case .begin:
-      guard process.transactions[file] == nil else { return nil }
+      guard process.transactions[file] == nil else {
+        process.asked[file] -= 1
+        return nil
+      }
       process.transactions[file] = .beginning
       key.drive(.begin, false) { [self] outcome in
+        process.asked[file] -= 1
         guard process.isAlive, process.transactions[file] == .beginning else { return }
         switch outcome {
         case .success:
@@ -58,12 +67,16 @@ extension Simulation {
         }
       }
     case .commit:
-      guard case .open(let pair, let halves)? = process.transactions[file] else { return nil }
+      guard case .open(let pair, let halves)? = process.transactions[file] else {
+        process.asked[file] -= 1
+        return nil
+      }
       // The body returns: whatever it had left to add, it adds first.
       for half in halves..<2 { addHalf(of: pair, half, to: process, file, key) }
       let items = process.ownItemsInMemory(file) + pair
       process.transactions[file] = .ending(pair: pair, commit: true)
       key.drive(.commit, false) { [self] outcome in
+        process.asked[file] -= 1
         guard process.isAlive else { return }
         process.transactions[file] = nil
         if case .success = outcome {
@@ -72,11 +85,15 @@ extension Simulation {
         }
       }
     case .rollback:
-      guard case .open(let pair, _)? = process.transactions[file] else { return nil }
+      guard case .open(let pair, _)? = process.transactions[file] else {
+        process.asked[file] -= 1
+        return nil
+      }
       for item in pair { facts.append(.forbidden(item: item, .rolledBack)) }
       process.transactions[file] = .ending(pair: pair, commit: false)
       figures.rolledBack += 1
       key.drive(.rollback, false) { _ in
+        process.asked[file] -= 1
         guard process.isAlive else { return }
         process.transactions[file] = nil
       }

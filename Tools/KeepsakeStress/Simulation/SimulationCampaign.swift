@@ -186,7 +186,7 @@ public struct SimulationCampaign: Sendable {
       .init("conflicts reported: merged", figures.merges),
       .init("conflicts reported: kept both", figures.keptBoth),
       .init("conflicts reported: deleted elsewhere", figures.deletedElsewhere),
-      .init("raced by unlocked writers (out of the promise)", tally.exemptions.racedItems),
+      .init("written over unseen", tally.exemptions.racedItems, isLoss: true),
       .init("violations", tally.violations, isLoss: true),
     ]
     report.seconds = started.duration(to: .now).seconds

@@ -81,6 +81,10 @@ enum SimulationFact: Sendable {
   case final(file: Int, by: String, memory: [String], saveError: String?, loadError: String?)
   /// The folder at the end, after a fresh launch opened every file.
   case listing([String: Data])
+  /// Between a replacement's removal of the file and its rename into place, the file was
+  /// written again by a save its app did not ask for (one that did not wait for the
+  /// replacement): the rename replaces it. A save the app asked for ends the wait, as promised.
+  case gapFilled(file: Int)
   /// The run did not come to rest.
   case unsettled(String)
 }
