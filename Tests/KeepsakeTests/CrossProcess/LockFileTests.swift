@@ -73,4 +73,24 @@ struct LockFileTests {
     }
     lock.release()
   }
+
+  @Test("A lock file removed while it is held lets a second writer in, and both changes survive")
+  func removedWhileHeld() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try JSONEncoder().encode([Note(id: 1, text: "one")]).write(to: file)
+    let a = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("A"), default: [Note]())
+    let b = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("B"), default: [Note]())
+    try await a.withTransaction {
+      a.withLock { $0.append(Note(id: 2, text: "A's, in its transaction")) }
+      // A cleanup removes `*.lock` while A holds the lock: B locks a new file, and saves.
+      #expect(unlink(disk.file("notes.json.lock").path) == 0)
+      b.withLock { $0.append(Note(id: 3, text: "B's")) }
+      try await b.save()
+    }
+    let stored = try JSONDecoder().decode([Note].self, from: Data(contentsOf: file))
+    #expect(Set(stored.map(\.id)) == [1, 2, 3], "A's commit did not write over B's save")
+  }
 }
