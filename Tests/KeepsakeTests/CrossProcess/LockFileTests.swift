@@ -74,7 +74,7 @@ struct LockFileTests {
     lock.release()
   }
 
-  @Test("A lock file removed while it is held lets a second writer in, and both changes survive")
+  @Test("A lock file removed while held: the holder's commit merges what a second writer saved")
   func removedWhileHeld() async throws {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
