@@ -76,9 +76,11 @@ public enum DevicesChild {
     StandardOutput.write("ready")
     var plan = EditPlan(options)
     let deadline = ContinuousClock.now + .seconds(options.seconds)
+    var count = 0
     while ContinuousClock.now < deadline {
       let edit = plan.next(items: items)
       StandardOutput.write("op \(edit.line)")
+      count += 1
       do {
         switch edit {
         case .settings(let value):
@@ -86,7 +88,15 @@ public enum DevicesChild {
           try await $settings.save()
         default:
           $items.withLock { edit.apply(to: &$0) }
-          try await $items.save()
+          if count % 3 == 0 {
+            // Every third edit is left to the coalesced save, as an app's are: it is pending
+            // when the engine may be replacing the file with another device's version (remove,
+            // then rename), and is acknowledged only by the flush after it.
+            try? await Task.sleep(for: .milliseconds(250))
+            try await $items.flush()
+          } else {
+            try await $items.save()
+          }
         }
         StandardOutput.write("ack \(edit.line)")
       } catch {
