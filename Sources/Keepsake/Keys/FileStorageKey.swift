@@ -56,6 +56,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   package var loadsInBackground: Bool { settings.loadsInBackground }
   /// How a pending change merges with another process's change of the file, if it can.
   var merge: SharedMerge<Value>? { settings.merge }
+  /// Whether a merge is made on the stored JSON, field by field.
+  var mergesByField: Bool { settings.mergesByField }
   // NB: what the key is made with, and where its file is, each in one object: a reference's
   // creation copies its key about seven times, and a copy of a key that kept these dozen
   // fields itself retained and released each of them (callgrind: 5,100 instructions a key,
@@ -96,7 +98,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     self.settings = FileKeySettings(
       url: url, interval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground,
-      merge: merge ?? SharedMerge.conformance(of: Value.self), decode: decode, encode: encode)
+      merge: merge ?? SharedMerge.conformance(of: Value.self) ?? SharedMerge.fieldsOnly(Value.self),
+      mergesByField: merge == nil && FieldMerge.applies(to: Value.self), decode: decode,
+      encode: encode)
     let given = FolderPath.path(of: url)
     let path = FolderPath.standardPath(of: url, path: given)
     self.location = FileLocation(
@@ -392,14 +396,18 @@ final class FileKeySettings<Value: Sendable>: Sendable {
   let maximumFileSize: Int
   let loadsInBackground: Bool
   let merge: SharedMerge<Value>?
+  /// Whether a merge is made on the stored JSON, field by field (see ``SharedFieldMergeable``).
+  let mergesByField: Bool
   let decode: @Sendable (Data) throws -> Value
   let encode: @Sendable (Value) throws -> Data
 
   init(
     url: URL, interval: Duration, maximumFileSize: Int, loadsInBackground: Bool,
-    merge: SharedMerge<Value>?, decode: @escaping @Sendable (Data) throws -> Value,
+    merge: SharedMerge<Value>?, mergesByField: Bool = false,
+    decode: @escaping @Sendable (Data) throws -> Value,
     encode: @escaping @Sendable (Value) throws -> Data
   ) {
+    self.mergesByField = mergesByField
     self.url = url
     self.interval = interval
     self.maximumFileSize = maximumFileSize

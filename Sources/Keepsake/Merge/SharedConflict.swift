@@ -44,12 +44,17 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   /// copy and how its merge base was found; `nil` when another process of this device changed
   /// the file (see "Devices" in the Data safety article).
   public var otherDevice: SyncedVersion?
+  /// For a merge whose ``Resolution/merged(overlapping:)`` parts (fields changed on both sides
+  /// to different values) kept ours, the conflict copy that keeps theirs, beside the file;
+  /// `nil` otherwise.
+  public var copy: URL?
 
   /// Creates a conflict report.
   package init(
     keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = [],
-    otherDevice: SyncedVersion? = nil
+    otherDevice: SyncedVersion? = nil, copy: URL? = nil
   ) {
+    self.copy = copy
     self.keyID = keyID
     self.url = url
     self.resolution = resolution
@@ -67,7 +72,8 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
       return
         "\(what) was changed by another process; both changes were merged, and "
         + "\(overlapping.count) part(s) changed on both sides kept one side's version "
-        + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : ""))."
+        + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : "")"
+        + (copy.map { "); the other version is kept as \($0.path)." } ?? ").")
     case .keptBoth(let copy):
       let pruned =
         prunedCopies.isEmpty

@@ -37,6 +37,15 @@ public struct SharedMerge<Value: Sendable>: Sendable {
     body(base, ours, theirs)
   }
 
+  /// For a value that merges only field by field (``SharedFieldMergeable``), the merge used when
+  /// the fields cannot be merged: it says so, and the key keeps both versions.
+  static func fieldsOnly(_ type: Value.Type) -> SharedMerge? {
+    guard type is any SharedFieldMergeable.Type else { return nil }
+    return SharedMerge { _, ours, _ in
+      SharedMergeResult(value: ours, conflicts: ["the whole value"])
+    }
+  }
+
   /// The merge of a value that conforms to ``SharedMergeable``, found at run time, or `nil`.
   static func conformance(of type: Value.Type) -> SharedMerge? {
     guard type is any SharedMergeable.Type else { return nil }

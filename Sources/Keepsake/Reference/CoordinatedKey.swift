@@ -40,6 +40,11 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// says which older copies it removed to keep their number bounded.
   func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy
 
+  /// Merges `ours` and `theirs` field by field on their stored JSON, when the value does.
+  func mergeByField(
+    base: Value, ours: Value, theirs: Value, theirData: Data
+  ) -> FieldMergeOutcome<Value>
+
   /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on,
   /// in place of the earlier one at `earlier`; says where.
   func keepUnsavedChange(

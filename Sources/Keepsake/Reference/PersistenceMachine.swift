@@ -239,6 +239,8 @@ struct PersistenceMachine: Sendable {
     var conflict: SharedConflict.Resolution?
     /// Older conflict copies removed to make room for this job's.
     var prunedCopies: [URL] = []
+    /// Where theirs was kept when a merge kept ours for fields changed on both sides.
+    var keptCopy: URL?
     /// When the job started waiting for a busy lock.
     var lockWaitStarted: Duration?
     /// Whether the job started as a reload or a load (it ends a background first load).
@@ -283,6 +285,7 @@ struct PersistenceMachine: Sendable {
     var resolution: SharedConflict.Resolution
     var pruned: [URL]
     var otherDevice: SyncedVersion? = nil
+    var copy: URL? = nil
   }
 
   private(set) var lastConflict: LastConflict?
@@ -697,7 +700,12 @@ struct PersistenceMachine: Sendable {
       return .end
 
     case (.keepCopy, .copied(let url, let pruned)):
-      job.conflict = .keptBoth(copy: url)
+      if case .merged(let overlapping)? = job.conflict, !overlapping.isEmpty {
+        // Merged field by field: the fields changed on both sides kept ours, theirs is here.
+        job.keptCopy = url
+      } else {
+        job.conflict = .keptBoth(copy: url)
+      }
       job.prunedCopies = pruned
       return .step(.write)
     case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
@@ -723,7 +731,8 @@ struct PersistenceMachine: Sendable {
       replacement = .none
       effects += setSaveError(nil)
       if let conflict = job.conflict {
-        lastConflict = LastConflict(resolution: conflict, pruned: job.prunedCopies)
+        lastConflict = LastConflict(
+          resolution: conflict, pruned: job.prunedCopies, copy: job.keptCopy)
         effects.append(.publish(.lastConflict))
       }
       return .end

@@ -205,13 +205,32 @@ extension SharedReference {
         result.conflict = .deletedElsewhere
         result.rewritesRemoved = true
       case .merge:
-        if let merge, case .replaced(let theirs, _, let identity) = change {
-          let merged = merge.merge(base: base ?? fallback, ours: current, theirs: theirs)
-          current = merged.value
-          base = theirs
-          adopted = .some(identity)
-          changed = true
-          result.conflict = .merged(overlapping: merged.conflicts)
+        if let merge, case .replaced(let theirs, let data, let identity) = change {
+          let byField = coordinated?.mergeByField(
+            base: base ?? fallback, ours: current, theirs: theirs, theirData: data)
+          switch byField ?? .notApplicable {
+          case .merged(let value, let conflicts):
+            current = value
+            base = theirs
+            adopted = .some(identity)
+            changed = true
+            result.conflict = .merged(overlapping: conflicts)
+            if !conflicts.isEmpty {
+              // A field changed on both sides keeps ours; theirs is kept beside the file.
+              work.copy = data
+              result.copy = true
+            }
+          case .keepBoth:
+            work.copy = data
+            result.copy = true
+          case .notApplicable:
+            let merged = merge.merge(base: base ?? fallback, ours: current, theirs: theirs)
+            current = merged.value
+            base = theirs
+            adopted = .some(identity)
+            changed = true
+            result.conflict = .merged(overlapping: merged.conflicts)
+          }
         }
       case .keepBoth:
         if case .replaced(_, let data, _) = change {
@@ -380,7 +399,7 @@ extension SharedReference {
     return persistence.withLock { $0.lastConflict }.map {
       SharedConflict(
         keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
-        otherDevice: $0.otherDevice)
+        otherDevice: $0.otherDevice, copy: $0.copy)
     }
   }
 

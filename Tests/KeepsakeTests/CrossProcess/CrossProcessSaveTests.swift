@@ -73,7 +73,9 @@ struct CrossProcessSaveTests {
     try await a.save()
     let stored = try #require(try world.stored([Note].self, at: url))
     #expect(stored == [Note(id: 1, text: "A's edit")], "B's deletion of 2 is kept too")
-    #expect(a.lastConflict?.resolution == .merged(overlapping: ["1"]))
+    // The field changed on both sides is named, and B's version is kept beside the file.
+    #expect(a.lastConflict?.resolution == .merged(overlapping: ["1.text"]))
+    #expect(a.lastConflict?.copy != nil)
   }
 
   @Test("A merge declared on the key can prefer their version")

@@ -21,7 +21,8 @@ extension Simulation {
           switch conflict.resolution {
           case .merged:
             figures.merges += 1
-            copy = nil
+            // NB: fields changed on both sides keep ours, and theirs in a copy.
+            copy = conflict.copy.map(SimulatedDisk.path)
           case .keptBoth(let url):
             figures.keptBoth += 1
             copy = SimulatedDisk.path(url)

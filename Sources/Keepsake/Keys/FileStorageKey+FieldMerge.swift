@@ -1,0 +1,37 @@
+import Foundation
+
+extension FileStorageKey {
+  /// Merges `ours` and `theirs` (read from `theirData`) field by field on their stored JSON,
+  /// base: `base` (see ``SharedFieldMergeable``).
+  func mergeByField(
+    base: Value, ours: Value, theirs: Value, theirData: Data
+  ) -> FieldMergeOutcome<Value> {
+    guard mergesByField else { return .notApplicable }
+    let onlyByField = !(Value.self is any SharedMergeable.Type)
+    let fallback: FieldMergeOutcome<Value> = onlyByField ? .keepBoth : .notApplicable
+    guard let baseData = try? encode(base), let oursData = try? encode(ours),
+      let baseDocument = try? JSONValue(parsing: baseData),
+      let oursDocument = try? JSONValue(parsing: oursData),
+      let theirsDocument = try? JSONValue(parsing: theirData)
+    else { return fallback }
+    // NB: documents of two format versions do not merge member by member: theirs was migrated
+    // on its way in, and the value's own merge (or both versions kept) decides.
+    guard Self.version(of: oursDocument) == Self.version(of: theirsDocument) else {
+      return fallback
+    }
+    let merged = FieldMerge.merge(base: baseDocument, ours: oursDocument, theirs: theirsDocument)
+    // A merged document that does not decode is never written.
+    guard let value = try? decode(merged.value.jsonData()) else { return fallback }
+    let envelope = Self.version(of: oursDocument) != nil
+    let conflicts = merged.conflicts.map { path in
+      envelope && path.hasPrefix("content.") ? String(path.dropFirst("content.".count)) : path
+    }
+    return .merged(value, conflicts: conflicts)
+  }
+
+  /// The format version of a versioned document (`{"version": N, "content": ...}`), if it is one.
+  private static func version(of document: JSONValue) -> JSONValue? {
+    guard case .object(let members) = document, members["content"] != nil else { return nil }
+    return members["version"]
+  }
+}
