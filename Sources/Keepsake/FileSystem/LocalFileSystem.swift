@@ -265,7 +265,12 @@ package struct LocalFileSystem: FileSystem {
   package func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())
-    let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
+    // NB: a copy Keepsake keeps beside a file (conflict, quarantine, unsaved change) is never
+    // readable by more users than the file itself: it gets the file's permissions in its
+    // `open`. A copy of nothing known is private to its owner.
+    let original = Quarantine.originalURL(of: target).flatMap { try? fileInfo($0.path) }
+    let mode = original.map { $0.st_mode & 0o777 } ?? 0o600
+    let temporary = try writeTemporary(besides: target, carrying: nil, mode: mode) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
     try place(temporary, at: target)
@@ -404,13 +409,19 @@ package struct LocalFileSystem: FileSystem {
   /// disk; removes it again when anything fails.
   ///
   /// Errors name `target`, the file the app knows: the temporary file is Keepsake's own.
+  ///
+  /// The file is created with its final permissions (those of the file it carries the metadata
+  /// of, or `mode`), never wider, so no other user can open it while it is written: a private
+  /// store's bytes are never readable for an instant. `O_EXCL` never follows a link planted at
+  /// its name.
   private func writeTemporary(
-    besides target: URL, carrying source: (path: String, info: stat)?,
+    besides target: URL, carrying source: (path: String, info: stat)?, mode: mode_t = 0o666,
     fill: (Int32, String) throws -> Void
   ) throws -> URL {
     let temporary = target.deletingLastPathComponent().appendingPathComponent(
       TemporaryFile.name(for: target.lastPathComponent))
-    let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    let permissions = source.map { $0.info.st_mode & 0o777 } ?? mode
+    let fd = calls.open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
     guard fd >= 0 else {
       throw FileSystemError(.write, path: target.path, reason: .init(errno: errno))
     }
