@@ -46,6 +46,10 @@ struct ConfinedFileSystem: FileSystem {
     return URL(fileURLWithPath: resolved)
   }
 
+  func belongsWithStore(_ url: URL, store: URL) -> Bool {
+    base.belongsWithStore(confine(url), store: confine(store))
+  }
+
   func createAtomically(_ data: Data, at url: URL) throws {
     try base.createAtomically(data, at: confine(url))
   }

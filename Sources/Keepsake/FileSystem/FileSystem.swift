@@ -155,6 +155,12 @@ package protocol FileSystem: Sendable {
   ///   lock stayed held for `timeout`.
   func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock
 
+  /// Whether the entry at `url` may be taken as belonging to the store at `store` (a sync
+  /// engine's conflict copy of it, a synced folder's marker): not a symbolic link, and owned by
+  /// the user who owns the store (its folder, while it has no file). In a folder other users can
+  /// write, a link or a copy another user planted is never merged into the store.
+  func belongsWithStore(_ url: URL, store: URL) -> Bool
+
   /// The same, creating the lock file's missing folder only when `creatingFolder`; otherwise
   /// its absence throws ``FileSystemError/Reason/folderRemoved``.
   func lockExclusively(_ url: URL, timeout: Duration, creatingFolder: Bool) throws -> FileLock
@@ -315,6 +321,9 @@ extension FileSystem {
     }
     try writeAtomically(data, to: url)
   }
+
+  /// Doubles have a single user.
+  package func belongsWithStore(_ url: URL, store: URL) -> Bool { true }
 
   /// Doubles lock as they do: those that wrap a disk create no folder of their own.
   package func lockExclusively(

@@ -262,6 +262,17 @@ package struct LocalFileSystem: FileSystem {
     code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP || code == ENOTTY
   }
 
+  package func belongsWithStore(_ url: URL, store: URL) -> Bool {
+    var entry = stat()
+    guard lstat(url.path, &entry) == 0, entry.st_mode & S_IFMT != S_IFLNK else { return false }
+    var owner = stat()
+    guard
+      stat(store.path, &owner) == 0
+        || stat(store.deletingLastPathComponent().path, &owner) == 0
+    else { return false }
+    return entry.st_uid == owner.st_uid
+  }
+
   package func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())

@@ -69,7 +69,10 @@ enum SyncFolder {
         // 12,000 instructions; four markers at every level were most of a first key's cost in
         // a new folder (issue 25).
         let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
-        if (try? fileSystem.identity(of: url)) != nil {
+        // NB: a marker another user planted (or a link) does not make the folder synced.
+        if (try? fileSystem.identity(of: url)) != nil,
+          fileSystem.belongsWithStore(url, store: URL(fileURLWithPath: path))
+        {
           found = marker.engine
           break search
         }

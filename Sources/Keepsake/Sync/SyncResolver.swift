@@ -91,8 +91,10 @@ struct SyncResolver<Value: Sendable> {
       guard ConflictCopyName.mightBeCopy(name),
         let engine = ConflictCopyName.engine(ofCopy: name, of: target.fileName)
       else { continue }
-      state.markSynced(by: engine)
       let url = target.folder.appendingPathComponent(name)
+      // A link, or a copy another user made, is never merged into the store.
+      guard fileSystem.belongsWithStore(url, store: target.url) else { continue }
+      state.markSynced(by: engine)
       others.append(
         OtherVersion(
           name: name, origin: .conflictCopy(url, engine: engine),
