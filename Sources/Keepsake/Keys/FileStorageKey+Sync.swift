@@ -123,7 +123,15 @@ extension FileStorageKey {
     let watched = context.fileSystem.watch(
       fileAt: filePath, entriesMatching: { target.isCopy($0) },
       onEntries: {
-        state.markSynced(by: nil)
+        // NB: a folder is synced only from evidence: an event among its entries (its own
+        // creation, say) is not one; a conflict copy of the file there is.
+        let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
+        guard
+          let copy = names.first(where: target.isCopy),
+          context.fileSystem.belongsWithStore(
+            target.folder.appendingPathComponent(copy), store: target.url)
+        else { return }
+        state.markSynced(by: ConflictCopyName.engine(ofCopy: copy, of: target.fileName))
         state.scheduleScan(target, in: context, after: .milliseconds(50))
       },
       onChange: {

@@ -69,9 +69,10 @@ enum SyncFolder {
         // 12,000 instructions; four markers at every level were most of a first key's cost in
         // a new folder (issue 25).
         let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
-        // NB: a marker another user planted (or a link) does not make the folder synced.
+        // NB: a marker another user planted in this user's folder (or a link) does not make it
+        // synced.
         if (try? fileSystem.identity(of: url)) != nil,
-          fileSystem.belongsWithStore(url, store: URL(fileURLWithPath: path))
+          fileSystem.belongsWithStore(url, store: URL(fileURLWithPath: folder))
         {
           found = marker.engine
           break search
