@@ -27,6 +27,20 @@ struct DraftsCommandTests {
     #expect(try DraftsFormat.decode(bytes).map(\.body) == ["hello world"])
   }
 
+  @Test("Every command tells of the versions kept beside the store, so every writer is told")
+  func keptVersionsAreTold() async throws {
+    _ = try await run("add", "mine")
+    #expect(!(try await run("list")).contains("other version"))
+    let copy = Quarantine.url(for: store, marker: Quarantine.conflictMarker)
+    try disk.writeAtomically(try #require(try disk.contents(of: store)), to: copy)
+    let listed = try await run("list")
+    #expect(listed.contains("1 other version(s)"), "\(listed)")
+    #expect(listed.contains("keepsake quarantined"))
+    let added = try await run("add", "more")
+    #expect(added.hasPrefix("Added ") && added.contains("1 other version(s)"), "\(added)")
+    #expect(!(try await run("list", "--json")).contains("other version"), "JSON stays JSON")
+  }
+
   @Test("list --json prints the current-version drafts")
   func listJSON() async throws {
     _ = try await run("add", "ünïcode 👋")

@@ -31,12 +31,18 @@ extension DraftsCommand {
       }
     }
     if case .list(let json) = action {
-      return json ? try Self.json(drafts.wrappedValue) : Self.table(drafts.wrappedValue)
+      if json { return try Self.json(drafts.wrappedValue) }
+      return ([Self.table(drafts.wrappedValue)] + keptVersionsNote()).joined(separator: "\n")
     }
     do {
-      return try await drafts.withTransaction { () async throws -> String in
+      let done = try await drafts.withTransaction { () async throws -> String in
         try await change(store, drafts: drafts.wrappedValue)
       }
+      // Every writer is told: a conflict this command met, and the versions kept beside the
+      // store by any program (this one, the app, another device).
+      var lines = done.isEmpty ? [] : [done]
+      if let conflict = drafts.lastConflict { lines.append("Note: \(conflict)") }
+      return (lines + keptVersionsNote()).joined(separator: "\n")
     } catch let error as DraftsError {
       throw error
     } catch SharedSaveError.writeFailed(_, let underlying) {
@@ -47,6 +53,25 @@ extension DraftsCommand {
     } catch {
       throw DraftsError(String(describing: error))
     }
+  }
+
+  /// A line about the versions kept beside the store (conflict copies, changes another version
+  /// of the program could not save), when there are any.
+  private func keptVersionsNote() -> [String] {
+    let folder = storeURL.deletingLastPathComponent()
+    // NB: through the context's file system: under test it is the test's own.
+    let names = (try? StorageContext.current.fileSystem.contentsOfDirectory(at: folder)) ?? []
+    let kept = names.filter { name in
+      Quarantine.isCopy(
+        named: name, of: storeURL.lastPathComponent, marker: Quarantine.conflictMarker)
+        || Quarantine.isCopy(
+          named: name, of: storeURL.lastPathComponent, marker: Quarantine.unsavedMarker)
+    }
+    guard !kept.isEmpty else { return [] }
+    return [
+      "Note: \(kept.count) other version(s) of these drafts are kept beside them; "
+        + "`keepsake quarantined \(folder.path)` lists them, `keepsake restore` puts one back."
+    ]
   }
 
   /// What to say when the change could not be written: a program that ends now cannot save it
