@@ -13,7 +13,7 @@ import Synchronization
   import Darwin
 #endif
 
-/// Thousands of file keys, as apps with one file per document make them (issue 14): keys that
+/// Thousands of file keys, as apps with one file per document make them: keys that
 /// come and go, live keys that all see outside writes, and small keys made while another
 /// thread loads a large file.
 extension Benchmark {

@@ -19,7 +19,7 @@ final class ReferenceSlot: Sendable {
   /// The reference, and a dead reference's value.
   ///
   /// NB: a `Mutex` in the slot rather than an `NSLock` beside it: one allocation less on every
-  /// key's creation (issue 25).
+  /// key's creation.
   private let held = Mutex<Held>(Held())
   /// Lookups in progress that may create a reference here; see `StorageContext.forget`.
   // NB: only read and written under the owning context's `references` lock, so exempt from the
@@ -60,7 +60,7 @@ final class ReferenceSlot: Sendable {
   /// returned it were each a run-time metadata lookup (measured). The parked value is lent, not
   /// copied, and the outcome is told through local variables rather than an enum with a
   /// reference in it: the copies and their destruction were about 300 instructions of every
-  /// creation (issue 25).
+  /// creation.
   func reference(
     orMake make: (_ parked: inout ParkedValue?) -> AnyObject?, parks: Bool
   ) -> (reference: AnyObject, made: Bool)? {

@@ -12,7 +12,7 @@ extension StorageContext {
   /// whether it is an in-memory key, and the reference's type, are known at compile time: in
   /// the library's generic code the first was a cast (an existential's metadata, the key type's
   /// and the cast itself: about 960 instructions of an in-memory key's creation) and the second
-  /// a run-time metadata lookup (about 330; issue 25).
+  /// a run-time metadata lookup (about 330).
   @inlinable
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
@@ -28,7 +28,7 @@ extension StorageContext {
   ///
   /// NB: inlinable, so where the key's type is known whether it is a file key is known at
   /// compile time too: the casts of every key to a file key, in the library's generic code,
-  /// were about 3,000 instructions of a file key's creation (issue 25).
+  /// were about 3,000 instructions of a file key's creation.
   @inlinable
   func reference<Key: SharedKey>(
     for key: Key, creating: Bool, default makeDefault: () -> Key.Value

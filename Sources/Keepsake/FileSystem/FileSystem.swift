@@ -30,7 +30,7 @@ package protocol FileSystem: Sendable {
   /// (see ``identity(of:)``): for keys, which keep their file's path.
   ///
   /// NB: a path, not a URL: `URL.path` costs about 4,000 instructions a call on Linux, and a key
-  /// makes its path once (issue 25).
+  /// makes its path once.
   ///
   /// - Returns: The bytes and their identity, or `nil` when no file exists at `path`.
   /// - Throws: ``FileSystemError``, as ``contents(of:maximumSize:)`` does.
@@ -137,7 +137,7 @@ package protocol FileSystem: Sendable {
   ///
   /// NB: a path, which a key keeps, and one subscription: on Linux `URL.path` costs about 3,500
   /// instructions a call, and two routes of the process's watcher were a tenth of a file key's
-  /// creation (issue 25).
+  /// creation.
   func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void

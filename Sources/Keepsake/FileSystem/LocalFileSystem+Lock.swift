@@ -31,7 +31,7 @@ extension LocalFileSystem {
     let target = try resolve(url, for: .lock)
     let path = FileLock.lockFileURL(for: target).path
     // NB: opened for reading: closing a file opened for writing is an event for every process
-    // watching the folder, one of the five each transaction made (issue 25), and `flock` needs
+    // watching the folder, one of the five each transaction made, and `flock` needs
     // no write access, except where it is emulated with byte-range locks (NFS), for which the
     // lock file is opened again for writing. Its folder is made only when it is missing.
     var writable = false

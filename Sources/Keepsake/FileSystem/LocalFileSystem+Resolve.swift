@@ -154,7 +154,7 @@ extension LocalFileSystem {
   /// `path` without empty and `.` components; `..` stays, for ``resolve(_:followed:)``.
   static func lexical(_ path: String) -> String {
     // NB: the bytes looked at first: Foundation's `contains` of a string costs about 7,000
-    // instructions a call on Linux, twice in every file key's creation (issue 25).
+    // instructions a call on Linux, twice in every file key's creation.
     if FolderPath.isStandard(path) { return path }
     guard path.contains("//") || path.contains("/.") || path.hasSuffix("/") else { return path }
     let components = path.split(separator: "/").filter { $0 != "." }
@@ -164,7 +164,7 @@ extension LocalFileSystem {
   /// The folder and the name of an absolute path.
   fileprivate static func split(_ path: String) -> (parent: String, name: String) {
     // NB: found as bytes: a search of the characters finds grapheme boundaries (3,700
-    // instructions a file key's creation, issue 25). A `/` byte is always a whole character.
+    // instructions a file key's creation). A `/` byte is always a whole character.
     PathScan.split(path) ?? ("/", path)
   }
 }

@@ -78,7 +78,7 @@ package struct LocalFileSystem: FileSystem {
   }
 
   /// NB: the identity is the open file's, so it is the version read, and costs no `stat` of its
-  /// own: one of the seven system calls of a file key's creation (issue 25).
+  /// own: one of the seven system calls of a file key's creation.
   package func contents(
     atPath path: String, maximumSize: Int
   ) throws -> (data: Data, identity: FileIdentity?)? {
@@ -112,7 +112,7 @@ package struct LocalFileSystem: FileSystem {
       total += count
       // NB: fewer bytes than asked, and exactly the size the file had when opened: the end, as a
       // local file system answers it (it fills a read from what the file holds), without a
-      // last read to see 0: one of a file key's six system calls (issue 25). A file that grew
+      // last read to see 0: one of a file key's six system calls. A file that grew
       // meanwhile fills the byte beyond its size, and is read on.
       if count < asked && total == size { break }
       if total > maximumSize {
@@ -130,7 +130,7 @@ package struct LocalFileSystem: FileSystem {
   /// Returns the bytes read, 0 at the end, or -1 with `errno` set.
   ///
   /// NB: `O_NONBLOCK` (which kept the open from hanging on a FIFO) is left on: a regular file's
-  /// reads ignore it, and clearing it first cost two system calls per read (issue 25). A file
+  /// reads ignore it, and clearing it first cost two system calls per read. A file
   /// system that answers `EAGAIN` anyway has it cleared (`clearedNonBlocking`) and the read
   /// retried, once; `read` is the system's, or a test's.
   package static func readSome(
@@ -161,7 +161,7 @@ package struct LocalFileSystem: FileSystem {
     let target = try resolve(url, for: .write)
     let folder = target.deletingLastPathComponent()
     // NB: a file that exists has its folder: a `mkdir` for nothing on every save was one of the
-    // system calls a transaction made twice (issue 25).
+    // system calls a transaction made twice.
     let existing = try fileInfo(target.path)
     if existing == nil { try createFolder(folder) }
     let temporary = try writeTemporary(
@@ -376,7 +376,7 @@ package struct LocalFileSystem: FileSystem {
     while let entry = readdir(dir) {
       // NB: the name read in place, to its terminator: copying the entry's 256-byte name and
       // scanning it as a generic collection cost about 2,000 instructions a name, and the
-      // first key made in a folder of a hundred files lists it (issue 25).
+      // first key made in a folder of a hundred files lists it.
       let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> String? in
         guard let start = raw.baseAddress?.assumingMemoryBound(to: CChar.self),
           strnlen(start, raw.count) < raw.count
@@ -400,7 +400,7 @@ package struct LocalFileSystem: FileSystem {
   ) -> StorageSubscription? {
     // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
     // own watch names (resolving it cost 14,000 instructions and a system call per component
-    // of every file key's creation, issue 25).
+    // of every file key's creation).
     FolderWatcher.shared.subscribe(entriesAt: folder.path, matching: matching, onChange: onChange)
   }
 

@@ -3,7 +3,7 @@
 ///
 /// NB: a loop over `String.UTF8View` checks the string's storage and bounds at every byte,
 /// about 20 instructions a byte; over the buffer it is two or three. A file key's creation
-/// scanned its path about ten times this way (about 12,000 instructions of 90,000; issue 25).
+/// scanned its path about ten times this way (about 12,000 instructions of 90,000).
 /// A `/` byte is always a whole character in UTF-8, so offsets found here are character
 /// boundaries.
 enum PathScan {

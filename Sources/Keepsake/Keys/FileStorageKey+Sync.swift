@@ -82,7 +82,7 @@ extension FileStorageKey {
   /// what it cannot do here, the background scan does.
   ///
   /// - Returns: The engine of the file's folder, for the read that follows (a lookup of the
-  ///   process's cache is a twentieth of a file key's creation, issue 25).
+  ///   process's cache is a twentieth of a file key's creation).
   @discardableResult
   func syncMergeBeforeLoading(in context: StorageContext) -> SyncEngine? {
     let engine = SyncFolder.engine(containingPath: folderPath, in: context.fileSystem)

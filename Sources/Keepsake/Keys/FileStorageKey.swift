@@ -37,12 +37,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   package var file: URL { location.file }
   /// ``file``'s path.
   ///
-  /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux (issue 25).
+  /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux.
   var filePath: String { location.filePath }
   /// The path of ``file``'s folder, which the sync code asks for at every read.
   ///
   /// NB: kept with the file's path: found at each read, it was about 1,200 instructions of
-  /// every file key's creation (issue 25).
+  /// every file key's creation.
   var folderPath: String { location.folderPath }
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
@@ -61,7 +61,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   // NB: what the key is made with, and where its file is, each in one object: a reference's
   // creation copies its key about seven times, and a copy of a key that kept these dozen
   // fields itself retained and released each of them (callgrind: 5,100 instructions a key,
-  // about 220 atomic operations; issue 25).
+  // about 220 atomic operations).
   private let settings: FileKeySettings<Value>
   private var location: FileLocation
   /// What this key last read or wrote, to tell its own writes from someone else's; each

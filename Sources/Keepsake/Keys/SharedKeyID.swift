@@ -22,7 +22,7 @@ public struct SharedKeyID: Hashable, Sendable, CustomStringConvertible {
   ///
   /// NB: a context finds a key's reference by its identity on every creation; hashing both
   /// strings cost about 100 instructions more a key, and as much again each time the context's
-  /// table grows (issue 25).
+  /// table grows.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(name)
   }

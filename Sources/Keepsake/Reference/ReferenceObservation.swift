@@ -5,7 +5,7 @@ import Observation
 ///
 /// NB: not generic, so the key paths observers are told about are made once for every value
 /// type: a key path into a generic class is instantiated at run time, and a cache of them by
-/// value type cost about 1,700 instructions of every key's creation (issue 25). Observation
+/// value type cost about 1,700 instructions of every key's creation. Observation
 /// keys what changed by the registrar and the key path, and uses the subject it is given only
 /// for its type; the key paths name members of ``ObservedParts``, which hold nothing.
 ///

@@ -29,7 +29,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// NB: kept in each reference: the global, read from inlined code, is a call of its accessor
   /// and of `swift_once` at every read and change (callgrind: a read 101 instructions, 88
   /// without; on this machine, in most processes of a session, reads ran at 2.2x the
-  /// `@Observable` floor with those calls and at 1.0-1.1x without; issue 25). Unmanaged,
+  /// `@Observable` floor with those calls and at 1.0-1.1x without). Unmanaged,
   /// because a key path read from a class and passed on was retained and released at each use,
   /// on the slow path of the reference count (134 instructions a read).
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
@@ -45,7 +45,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
   // key costs no atomic read-modify-write; and so exempt from the run-time exclusivity check of
   // a class's variable, which cost a mutation of a file key about 75 instructions, a fifth of an
-  // append (measured, issue 25).
+  // append (measured).
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var generation: UInt64 = 0
   /// The generation last written or read: the value has a pending change when it differs.
   // NB: guarded by the `storage` lock, like `generation`.
@@ -64,7 +64,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   ///
   /// NB: apart from the reference, so an in-memory key's reference is less than half its size
   /// (the machine, the lanes and the requests' locks were about 500 of its 700 bytes, written at
-  /// every key's creation; issue 25).
+  /// every key's creation).
   var persistence: PersistenceParts {
     if let made = madePersistence.load() { return made }
     return madePersistence.storeIfNil(
@@ -108,7 +108,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   // property after one of them has an offset known only at run time, read from the class's
   // metadata at every use; a read paid three such loads, each after the load of the metadata
   // (whether the value was read, the registrar, the key path), where the registrar alone now
-  // pays one (issue 25; callgrind: a read 88 to 86 instructions, an observed increment 511 to
+  // pays one (callgrind: a read 88 to 86 instructions, an observed increment 511 to
   // 502, a projected mutation 134 to 128).
   /// The value, under its lock.
   @usableFromInline let storage: Mutex<Value>
@@ -123,7 +123,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// NB: the work that only some kinds of key need is in functions of their own, not inlined
   /// here: in this generic code each generic type it names (a file key, an optional of the
   /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
-  /// hoists to the start, so an in-memory key paid for a file key's (measured; issue 25).
+  /// hoists to the start, so an in-memory key paid for a file key's (measured).
   ///
   /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
   /// reference, and `file` holds the parts of a file key (`given` is then its key): the caller
@@ -333,7 +333,7 @@ final class FileParts<Value: Sendable>: Sendable {
   /// Keeps `value` as the base of a merge, if the value merges.
   ///
   /// NB: a function of its own, so the reference's creation builds no optional of the value (a
-  /// metadata lookup at run time, about 330 instructions, for every key; issue 25).
+  /// metadata lookup at run time, about 330 instructions, for every key).
   @inline(never)
   func keepBase(_ value: Value) {
     if merges { base = value }

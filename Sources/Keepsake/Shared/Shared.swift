@@ -63,7 +63,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   /// The `Shared` of a key's reference, with a cell of its own.
   ///
   /// NB: inlinable, so where the value's type is known the cell is allocated with metadata at
-  /// hand, not looked up at run time (issue 25).
+  /// hand, not looked up at run time.
   @inlinable init(reference: SharedReference<Value>) {
     self.init(cell: SharedCell(SharedTarget(reference: reference)))
   }
@@ -227,7 +227,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
     // NB: one path whatever the root, so where the projection is used at once
     // (`$settings.opened.withLock { ... }`) the optimizer knows its accessor and calls it
     // directly: with a path per kind of root, the call went through the stored closure and the
-    // key path was made, retained and released on every call (inline-projection, issue 25).
+    // key path was made, retained and released on every call (inline-projection).
     Shared<Member>(object: memberRoot, path: .member(ofCell: keyPath))
   }
 

@@ -57,7 +57,7 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
   /// it did, taking what the closure captured as an owned argument, and the copies that needed
   /// were made before the branch, on the usual path too: three copies of an appended value per
   /// append where a `Mutex` makes one (in-memory-append 767 to 628 instructions, observed
-  /// appends 1,213 to 1,074; issue 25). A rebound `Shared` calls its target's `withLock`
+  /// appends 1,213 to 1,074). A rebound `Shared` calls its target's `withLock`
   /// unspecialized.
   @usableFromInline @inline(never) @_optimize(none)
   func withLockElsewhere<R>(_ body: (inout Value) throws -> R) rethrows -> R {
@@ -101,7 +101,7 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
 /// What a cell keeps under its lock.
 ///
 /// NB: not generic (the target is boxed): nested in the cell, it was generic, and its metadata
-/// and its lock's were looked up at run time on every key's creation (issue 25).
+/// and its lock's were looked up at run time on every key's creation.
 private struct SharedCellState: Sendable {
   var target: (any AnyObject & Sendable)?
   var nextListener = 0

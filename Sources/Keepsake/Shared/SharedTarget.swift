@@ -39,7 +39,7 @@ extension SharedReference: SharedRoot {
 ///
 /// NB: a projection is a value, not an object: `$settings.theme` is the settings key's reference
 /// and a ``SharedPath`` whose accessors are made, specialized, where the member's type is known.
-/// Building one allocates nothing (issue 25: a reference per projection made the inline form
+/// Building one allocates nothing (a reference per projection made the inline form
 /// `$settings.theme.withLock { ... }` cost 4 µs a call).
 @usableFromInline
 struct SharedTarget<Value: Sendable>: @unchecked Sendable {

@@ -51,7 +51,7 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`
   /// standardizes and resolves links with a system call per component, and `URL.path` costs
   /// about 4,000 instructions a call; a key's creation asked for the folder three times
-  /// (issue 25).
+  ///.
   let folderPath: String
 
   init(

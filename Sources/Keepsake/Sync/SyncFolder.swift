@@ -42,7 +42,7 @@ enum SyncFolder {
   /// answer of every folder on the way is kept.
   ///
   /// NB: every folder's answer, not only the first's: an app with a folder per document walked
-  /// from each new folder to the root, four `stat`s a level (issue 25); the next folder beside
+  /// from each new folder to the root, four `stat`s a level; the next folder beside
   /// it now stops at their common parent.
   private static func look(
     from path: String, in fileSystem: any FileSystem, caching: Bool = false
@@ -67,7 +67,7 @@ enum SyncFolder {
         // NB: the marker's path as a string: on Linux `URL(fileURLWithPath:)` without
         // `isDirectory` makes a `stat` of its own, and `appendingPathComponent` costs about
         // 12,000 instructions; four markers at every level were most of a first key's cost in
-        // a new folder (issue 25).
+        // a new folder.
         let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
         // NB: a marker another user planted in this user's folder (or a link) does not make it
         // synced.

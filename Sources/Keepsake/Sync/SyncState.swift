@@ -18,7 +18,7 @@ final class SyncState: Sendable {
   ///
   /// NB: untyped, so the class is not generic: a generic class and a lock of an optional of its
   /// value were six run-time metadata lookups (about 2,000 instructions) of every file key's
-  /// creation and drop, for a value read only when another device's copy is merged (issue 25).
+  /// creation and drop, for a value read only when another device's copy is merged.
   ///
   /// NB: in a box, so "not attached" is never confused with an optional value's attached `nil`: a
   /// `nil` of `(any Sendable)?` cast to an optional `Value` succeeds, as an attached `nil`.
@@ -268,7 +268,7 @@ enum SyncMode: Sendable, Equatable {
 ///
 /// NB: a type of its own, without the value (the fallback has a lock of its own): nested in the
 /// class when it was generic, its metadata was looked up at run time on every turn of the
-/// lock, five times a file key's creation (5,200 instructions, issue 25).
+/// lock, five times a file key's creation (5,200 instructions).
 private struct SyncStateFields {
   var mode = SyncMode.unknown
   var known: FileVersion?

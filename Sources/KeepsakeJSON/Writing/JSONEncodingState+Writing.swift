@@ -133,7 +133,7 @@ extension JSONEncodingState {
       rewriteSorted(from: base)
     }
     // NB: one at a time: `removeSubrange` went through the generic `replaceSubrange`, about 320
-    // instructions for the one member of a small struct (issue 25).
+    // instructions for the one member of a small struct.
     while members.count > base { members.removeLast() }
     output.append(UInt8(ascii: "}"))
   }

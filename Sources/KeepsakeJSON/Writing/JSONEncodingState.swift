@@ -57,7 +57,7 @@ final class JSONEncodingState: Encoder {
   /// NB: two plain words, so a step is pushed and popped by copying them: a `CodingStep?`,
   /// an enum holding an `any CodingKey`, was copied and destroyed through value witnesses for
   /// every element of an array, a third of the time of encoding an array of small structs
-  /// (issue 25).
+  ///.
   struct PathStep {
     /// The array position, or where the key is in ``pathKeys``.
     var place: Int

@@ -3,7 +3,7 @@ import Foundation
 /// Holds one schedule's facts to Keepsake's promises, without calling into Keepsake: it reads the
 /// bytes of every version with its own decoder and follows every item by its id.
 ///
-/// The promises, from the Data safety article and issue 21:
+/// The promises, from the Data safety article:
 /// - **Stored data is kept** (rule "Processes that share a file lose nothing"): an item once in
 ///   the file stays in it, unless someone deliberately removed it, another program's own write
 ///   took it away, or a Keepsake write that replaced it kept it in a conflict or quarantine copy,

@@ -20,8 +20,8 @@ enum FolderPath {
   /// The components of an absolute path: `"/a/b"` is `["a", "b"]`, `"/"` is `[]`.
   ///
   /// NB: split as bytes: splitting the string's characters finds grapheme boundaries, which
-  /// cost about 14,000 instructions for a path of 5 components, twice in a file key's creation
-  /// (issue 25). A `/` byte is always a whole character in UTF-8.
+  /// cost about 14,000 instructions for a path of 5 components, twice in a file key's creation.
+  /// A `/` byte is always a whole character in UTF-8.
   static func components(_ path: String) -> [String] {
     path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
   }
@@ -54,7 +54,7 @@ enum FolderPath {
   /// `url.standardizedFileURL.path`, without its cost when the path has nothing to standardize.
   ///
   /// NB: standardizing costs about 20,000 instructions on Linux, a tenth of a file key's
-  /// creation (issue 25), for what is nearly always an absolute path without `.`, `..` or
+  /// creation, for what is nearly always an absolute path without `.`, `..` or
   /// empty components, which it returns as it is.
   static func standardPath(of url: URL) -> String { standardPath(of: url, path: url.path) }
 

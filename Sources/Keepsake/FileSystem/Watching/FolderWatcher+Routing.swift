@@ -31,7 +31,7 @@ struct WatchRoute {
 
   /// NB: the folder's components are made only for a route that waits in an ancestor: splitting
   /// and joining them was 9,000 instructions of each of a file key's two routes, whose folder is
-  /// nearly always watched already (issue 25).
+  /// nearly always watched already.
   init(
     subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil,
     entries: (names: @Sendable (String) -> Bool, subscriber: WatchSubscriber)? = nil
@@ -310,7 +310,7 @@ extension FolderWatcher {
     private mutating func detach(_ id: Int, from path: String) {
       // NB: changed in place: a copy taken out of the dictionary shares its set of subscribers,
       // which the removal then copied whole (100 subscribers of a folder: a tenth of a file
-      // key's creation and release, issue 25).
+      // key's creation and release).
       guard let index = folders.index(forKey: path) else { return }
       folders.values[index].subscribers.remove(id)
       guard folders.values[index].subscribers.isEmpty else { return }

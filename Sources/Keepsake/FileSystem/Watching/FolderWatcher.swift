@@ -103,7 +103,7 @@ package final class FolderWatcher: Sendable {
   /// of its folder, as one subscription: `onEntries` is called for the names `entriesMatching`
   /// accepts, `onChange` for the file's own.
   ///
-  /// NB: one route where a file key made two (a tenth of its creation, issue 25).
+  /// NB: one route where a file key made two (a tenth of its creation).
   package func subscribe(
     path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void

@@ -87,7 +87,7 @@
     /// context switches per batch of events where this thread makes one. Every process watching
     /// a folder gets a batch or two per write to it, so with 8 processes taking turns on one
     /// file this halved the context switches of a transaction (75 to 36 over all processes)
-    /// and cut its processor time by a quarter (issue 25). The batch is handed over with
+    /// and cut its processor time by a quarter. The batch is handed over with
     /// `queue.sync`, which runs it on this thread, serialized with the watcher's other work.
     private mutating func start() -> WatchCallFailure? {
       if let code = faultHook?(.createInstance, "") {
