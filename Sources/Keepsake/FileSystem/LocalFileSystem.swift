@@ -219,11 +219,7 @@ package struct LocalFileSystem: FileSystem {
         _ = calls.unlink(temporary.path)
         throw changedMeanwhile
       }
-      guard calls.rename(temporary.path, target.path) == 0 else {
-        let code = errno
-        _ = calls.unlink(temporary.path)
-        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
-      }
+      try rename(temporary, over: target)
       try syncFolder(folder)
       return
     }
@@ -476,13 +472,18 @@ package struct LocalFileSystem: FileSystem {
         _ = calls.unlink(temporary.path)
         throw failure
       }
-      guard calls.rename(temporary.path, target.path) == 0 else {
-        let code = errno
-        _ = calls.unlink(temporary.path)
-        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
-      }
+      try rename(temporary, over: target)
     }
     try syncFolder(target.deletingLastPathComponent())
+  }
+
+  /// Renames `temporary` over `target`; removes it when that fails.
+  private func rename(_ temporary: URL, over target: URL) throws {
+    guard calls.rename(temporary.path, target.path) == 0 else {
+      let code = errno
+      _ = calls.unlink(temporary.path)
+      throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
+    }
   }
 
   /// Whether `link` failed because the file system has no hard links (rather than because of

@@ -31,6 +31,16 @@ struct ReplacedFileTests {
 
   func encoded(_ notes: [Note]) throws -> Data { try JSONEncoder().encode(notes) }
 
+  /// A file of note 1 and a reference of it with note 2 added, pending.
+  func pendingChange() throws -> (InMemoryFileSystem, StorageClock, Shared<[Note]>) {
+    let disk = InMemoryFileSystem()
+    let clock = StorageClock.manual()
+    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
+    let notes = notes(on: disk, clock: clock)
+    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    return (disk, clock, notes)
+  }
+
   func stored(_ disk: InMemoryFileSystem) throws -> [Int]? {
     guard let data = try disk.contents(of: url) else { return nil }
     return try JSONDecoder().decode([Note].self, from: data).map(\.id)
@@ -38,11 +48,7 @@ struct ReplacedFileTests {
 
   @Test("A file removed then put back while a change is pending: the change merges into it")
   func removedThenPutBack() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    let (disk, clock, notes) = try pendingChange()
     // The other program removes the file; its new one is on its way.
     disk.setContents(nil, at: url)
     await clock.advance(by: .milliseconds(100))
@@ -66,11 +72,7 @@ struct ReplacedFileTests {
 
   @Test("A file removed and not put back is written again once the grace is over")
   func removedAndNotPutBack() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    let (disk, clock, notes) = try pendingChange()
     // Seen at once (the watch), so the grace starts now.
     disk.setContents(nil, at: url)
     await clock.advance(by: PersistenceMachine.replacementGrace - .milliseconds(1))
@@ -82,11 +84,7 @@ struct ReplacedFileTests {
 
   @Test("A flush during the grace ends it: the change is on disk when the flush returns")
   func flushEndsTheGrace() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    let (disk, clock, notes) = try pendingChange()
     disk.setContents(nil, at: url)
     await clock.advance(by: .milliseconds(100))
     #expect(try stored(disk) == nil)
@@ -96,11 +94,7 @@ struct ReplacedFileTests {
 
   @Test("A change made during the grace waits with it, and is written at its end")
   func changeDuringTheGrace() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    notes.withLock { $0.append(Note(id: 2, text: "pending")) }
+    let (disk, clock, notes) = try pendingChange()
     disk.setContents(nil, at: url)
     await clock.advance(by: .milliseconds(100))
     notes.withLock { $0.append(Note(id: 3, text: "later")) }

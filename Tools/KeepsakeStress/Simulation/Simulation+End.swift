@@ -78,21 +78,28 @@ extension Simulation {
   /// Runs `process`'s watchers, lanes and timers until nothing is left.
   func settle(only process: SimulatedProcess) -> Bool {
     for _ in 0..<200_000 {
-      var ran = false
-      if disk.hasNotifications(for: process) {
-        disk.deliver(to: process)
-        ran = true
-      }
-      for file in files {
-        if let lane = process.lane(file.rawValue), clockwork.runNext(on: lane) {
-          figures.turns += 1
-          ran = true
-        }
-      }
+      let ran = runTurn(of: process)
       if !ran && !clockwork.advanceToNextTimer() { return true }
     }
     facts.append(.unsettled("a fresh launch still busy after 200,000 rounds"))
     return false
+  }
+
+  /// Delivers `process`'s notifications and runs the next piece of work of each of its lanes;
+  /// whether anything ran.
+  private func runTurn(of process: SimulatedProcess) -> Bool {
+    var ran = false
+    if disk.hasNotifications(for: process) {
+      disk.deliver(to: process)
+      ran = true
+    }
+    for file in files {
+      if let lane = process.lane(file.rawValue), clockwork.runNext(on: lane) {
+        figures.turns += 1
+        ran = true
+      }
+    }
+    return ran
   }
 
   /// Runs every lane, watcher and timer until nothing is left, in a fixed order.
@@ -108,18 +115,7 @@ extension Simulation {
             _ = request(.commit, process.process, file.rawValue)
           }
         }
-        var ranHere = false
-        if disk.hasNotifications(for: process) {
-          disk.deliver(to: process)
-          ranHere = true
-        }
-        for file in files {
-          if let lane = process.lane(file.rawValue), clockwork.runNext(on: lane) {
-            figures.turns += 1
-            ranHere = true
-          }
-        }
-        if ranHere {
+        if runTurn(of: process) {
           ran = true
           if process.isAlive { observe(process) }
         }
