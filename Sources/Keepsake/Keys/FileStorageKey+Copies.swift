@@ -12,34 +12,7 @@ extension FileStorageKey {
   /// stay and those in between are removed, and returned as pruned so the app is told.
   func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy {
     try checkPath()
-    let fileSystem = context.fileSystem
-    let folder = file.deletingLastPathComponent()
-    let names = try fileSystem.contentsOfDirectory(at: folder)
-    let earlier = Quarantine.copies(
-      of: file.lastPathComponent, among: names, marker: Quarantine.conflictMarker)
-    // Newest first: a value in conflict again and again mostly meets the same other version.
-    for name in earlier.reversed() {
-      let copy = folder.appendingPathComponent(name)
-      guard (try? fileSystem.identity(of: copy))?.size == Int64(data.count),
-        (try? fileSystem.contents(of: copy, maximumSize: data.count)) == data
-      else { continue }
-      return KeptConflictCopy(url: copy, pruned: [])
-    }
-    let made = try keepCopy(marker: Quarantine.conflictMarker, in: context, names: names) { copy in
-      try fileSystem.createAtomically(data, at: copy)
-      return true
-    }
-    guard let made else { return KeptConflictCopy(url: file, pruned: []) }
-    // The new copy is durable before any old one goes.
-    let all = earlier + [made.lastPathComponent]
-    let excess = all.count - Quarantine.conflictCopyLimit
-    guard excess > 0 else { return KeptConflictCopy(url: made, pruned: []) }
-    var pruned: [URL] = []
-    for name in all[1...excess] {
-      let copy = folder.appendingPathComponent(name)
-      if (try? fileSystem.removeItem(at: copy)) != nil { pruned.append(copy) }
-    }
-    return KeptConflictCopy(url: made, pruned: pruned)
+    return try ConflictCopies.keep(data, besides: file, in: context.fileSystem)
   }
 
   /// Makes a new copy of the file with `marker` in its name through `make`, under a name no
@@ -66,6 +39,59 @@ extension FileStorageKey {
       }
     }
     throw FileSystemError(.write, path: file.path, reason: .alreadyExists)
+  }
+}
+
+/// The conflict copies beside a file, kept the same way on every path (a process's, a sync
+/// engine's overwritten save): a copy with the bytes of one kept already is never written again,
+/// and their number stays bounded.
+enum ConflictCopies {
+  /// Keeps `data`, the other side of a conflict, as a conflict copy beside `file`.
+  ///
+  /// A copy with the same bytes as one kept already is not written again: that one is returned.
+  /// Past ``Quarantine/conflictCopyLimit`` copies of the file, the oldest one and the newest ones
+  /// stay and those in between are removed, and returned as pruned so the app is told.
+  static func keep(
+    _ data: Data, besides file: URL, in fileSystem: any FileSystem
+  ) throws -> KeptConflictCopy {
+    let folder = file.deletingLastPathComponent()
+    var names = try fileSystem.contentsOfDirectory(at: folder)
+    let earlier = Quarantine.copies(
+      of: file.lastPathComponent, among: names, marker: Quarantine.conflictMarker)
+    // Newest first: a value in conflict again and again mostly meets the same other version.
+    for name in earlier.reversed() {
+      let copy = folder.appendingPathComponent(name)
+      guard (try? fileSystem.identity(of: copy))?.size == Int64(data.count),
+        (try? fileSystem.contents(of: copy, maximumSize: data.count)) == data
+      else { continue }
+      return KeptConflictCopy(url: copy, pruned: [])
+    }
+    var made: URL?
+    // NB: bounded, so a file system that says every name is taken cannot hold the save forever.
+    for _ in 0..<1000 where made == nil {
+      let copy = Quarantine.url(
+        for: file, existingNames: Set(names), marker: Quarantine.conflictMarker)
+      do {
+        try fileSystem.createAtomically(data, at: copy)
+        made = copy
+      } catch let error as FileSystemError where error.reason == .alreadyExists {
+        // Another process took the name between the listing and the write.
+        names.append(copy.lastPathComponent)
+      }
+    }
+    guard let made else {
+      throw FileSystemError(.write, path: file.path, reason: .alreadyExists)
+    }
+    // The new copy is durable before any old one goes.
+    let all = earlier + [made.lastPathComponent]
+    let excess = all.count - Quarantine.conflictCopyLimit
+    guard excess > 0 else { return KeptConflictCopy(url: made, pruned: []) }
+    var pruned: [URL] = []
+    for name in all[1...excess] {
+      let copy = folder.appendingPathComponent(name)
+      if (try? fileSystem.removeItem(at: copy)) != nil { pruned.append(copy) }
+    }
+    return KeptConflictCopy(url: made, pruned: pruned)
   }
 }
 

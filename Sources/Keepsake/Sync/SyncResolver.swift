@@ -363,11 +363,11 @@ struct SyncResolver<Value: Sendable> {
   /// A value that cannot merge keeps both: the save goes to a conflict copy beside the file, as
   /// another process's would (`name.conflict-<UTC time>.ext`).
   private func keepOverwrittenSave(_ data: Data, _ other: OtherVersion, outcome: inout Outcome) {
-    let names = Set((try? fileSystem.contentsOfDirectory(at: target.folder)) ?? [])
-    let copy = Quarantine.url(
-      for: target.url, existingNames: names, marker: Quarantine.conflictMarker)
+    let copy: URL
     do {
-      try fileSystem.writeAtomically(data, to: copy)
+      // NB: as every conflict copy: one with these bytes is never written again, and their
+      // number stays bounded.
+      copy = try ConflictCopies.keep(data, besides: target.url, in: fileSystem).url
       try other.discard()
     } catch {
       outcome.busy = true

@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// The copies a key keeps beside its file, on the real disk: they never replace each other, an
 /// identical one is not made twice, and conflict copies are bounded.
@@ -116,5 +117,24 @@ struct ConflictCopyTests {
     #expect(Set(pruned).isDisjoint(with: copies))
     let description = try #require(last).description
     #expect(description.contains("To keep at most 10 conflict copies, 1 older one(s) were removed"))
+  }
+
+  @Test("Every path keeping a conflict copy keeps one per bytes, and at most ten")
+  func sharedKeepingRules() throws {
+    let disk = InMemoryFileSystem()
+    let file = URL(fileURLWithPath: "/app/settings.json")
+    try disk.writeAtomically(Data("{}".utf8), to: file)
+    let first = try ConflictCopies.keep(Data("[1]".utf8), besides: file, in: disk)
+    let again = try ConflictCopies.keep(Data("[1]".utf8), besides: file, in: disk)
+    #expect(again.url == first.url, "the same bytes are never kept twice")
+    var pruned: [URL] = []
+    for index in 2...12 {
+      pruned += try ConflictCopies.keep(Data("[\(index)]".utf8), besides: file, in: disk).pruned
+    }
+    let copies = try disk.contentsOfDirectory(at: file.deletingLastPathComponent())
+      .filter { $0.contains(".conflict-") }
+    #expect(copies.count == Quarantine.conflictCopyLimit)
+    #expect(pruned.count == 2)
+    #expect(!pruned.contains(first.url), "the oldest copy stays")
   }
 }
