@@ -71,4 +71,46 @@ struct UnsavedChangeTests {
     #expect(Set(stored.map(\.id)) == [1, 2])
     #expect(unsavedCopies(in: disk).isEmpty)
   }
+
+  /// A note as version 1 of the app knew it.
+  struct NoteV1: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var body: String
+  }
+
+  /// The notes format as version 1 of the app knew it.
+  nonisolated enum OldNotesFormat: VersionedFormat {
+    typealias Value = [NoteV1]
+    static let currentVersion = 1
+  }
+
+  @Test("An older version's change to a newer file is kept in its own version, then merged")
+  func olderVersionsChangeIsMerged() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    // The newer app (format version 2) wrote the file.
+    let newer = disk.shared(
+      .fileStorage(file, format: NotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("newer"), default: [Note]())
+    newer.withLock { $0 = [Note(id: 1, text: "from the newer app")] }
+    try await newer.save()
+    // The older app (version 1) cannot read it, and refuses to save over it.
+    let older = disk.shared(
+      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("older"), default: [NoteV1]())
+    #expect(older.loadError != nil)
+    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    #expect(unsavedCopies(in: disk).count == 1, "kept beside the file, at once")
+    // The newer app, opening the key again, migrates the kept change and merges it.
+    let later = disk.shared(
+      .fileStorage(file, format: NotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("newer, later"), default: [Note]())
+    try await later.load()
+    let stored = try Data(contentsOf: file)
+    let notes = try NotesFormat.decode(stored)
+    #expect(notes.texts == [1: "from the newer app", 2: "from the older app"])
+    #expect(NotesFormat.version(of: stored).version == 2, "the file stays at the newer version")
+    #expect(unsavedCopies(in: disk).isEmpty)
+  }
 }
