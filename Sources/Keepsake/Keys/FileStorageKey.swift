@@ -124,6 +124,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     }
     let value = try decodeFile(data)
     known.set(identity)
+    known.noteRead(data, value: value)
     syncDidRead(data, in: context, engine: .some(engine))
     return value
   }
@@ -318,6 +319,7 @@ extension FileStorageKey: CoordinatedKey {
     let value = try decodeFile(data)
     syncDidRead(data, in: context)
     known.saw(read ?? identity)
+    known.noteRead(data, value: value)
     return .replaced(value, data: data, identity: read ?? identity)
   }
 
@@ -326,7 +328,7 @@ extension FileStorageKey: CoordinatedKey {
   func write(_ value: Value, in context: StorageContext) throws {
     try checkPath()
     let fileSystem = context.fileSystem
-    let data = try syncEncode(value, in: context)
+    let data = keepingUnknownMembers(try syncEncode(value, in: context))
     // A key never writes what it would refuse to read: the next launch would only get the
     // default and a load error, and could not even start over.
     guard data.count <= maximumFileSize else {
@@ -362,6 +364,39 @@ extension FileStorageKey: CoordinatedKey {
 /// The identity of the file a key last read or wrote, shared by copies of the key; and what
 /// the key's last look at the file found, which its next write replaces and nothing else.
 final class KnownFile: Sendable {
+  /// The last document read from the file, with the value read from it, until its members the
+  /// model does not know are found; then those members, as a base and theirs to merge into
+  /// every write (see `FileStorageKey.keepingUnknownMembers(_:)`).
+  enum ReadDocument: @unchecked Sendable {
+    case none
+    // NB: `@unchecked`: the value is the key's `Value`, which is Sendable; kept as `Any` so the
+    // class needs no generic parameter (its type's metadata on every key's creation).
+    case read(Data, value: Any)
+    case unknownMembers(base: JSONValue, theirs: JSONValue)
+  }
+
+  private let document = Mutex(ReadDocument.none)
+
+  /// Keeps the document just read, and the value read from it.
+  func noteRead(_ data: Data, value: Any) { document.withLock { $0 = .read(data, value: value) } }
+
+  /// The members of the last document read that the model does not know, found once per read
+  /// by `find` (`nil`: none).
+  func unknownMembers(
+    find: (Data, Any) -> (base: JSONValue, theirs: JSONValue)?
+  ) -> (base: JSONValue, theirs: JSONValue)? {
+    document.withLock { document in
+      switch document {
+      case .none: return nil
+      case .unknownMembers(let base, let theirs): return (base, theirs)
+      case .read(let data, let value):
+        let found = find(data, value)
+        document = found.map { .unknownMembers(base: $0.base, theirs: $0.theirs) } ?? .none
+        return found
+      }
+    }
+  }
+
   private struct State {
     var identity: FileIdentity?
     var seen: FileIdentity?

@@ -56,7 +56,7 @@ enum FieldMerge {
     if ours == base { return theirs }
     if theirs == base { return ours }
     switch (ours, theirs) {
-    case (.object(let mine)?, .object(let their)?):
+    case (.object(let mine)?, .object(let their)?) where !isEnumCase(mine) && !isEnumCase(their):
       var baseMembers: [String: JSONValue] = [:]
       if case .object(let members)? = base { baseMembers = members }
       var merged: [String: JSONValue] = [:]
@@ -81,6 +81,14 @@ enum FieldMerge {
     }
     conflicts.append(path.isEmpty ? "the whole value" : path)
     return ours
+  }
+
+  /// Whether an object is how a synthesized `Codable` enum writes a case with associated values
+  /// (one member, whose value is an object): two cases merged member by member would make an
+  /// object with two case keys, a value nobody wrote. It is taken whole.
+  private static func isEnumCase(_ members: [String: JSONValue]) -> Bool {
+    guard members.count == 1, case .object? = members.first?.value else { return false }
+    return true
   }
 
   /// The `id` of an element, as text, when it is an object with a scalar `id`.
@@ -147,6 +155,41 @@ enum FieldMerge {
       }
     }
     return byID
+  }
+
+  /// Puts back into `ours` the members of `read` that `known` lacks.
+  ///
+  /// `known` is the model's own encoding of what was read: what it lacks, the model does not
+  /// read. Members are matched per object by name, and per element of an array of identified
+  /// objects by `id`. Nothing `ours` has is replaced, and an element `ours` lacks is not brought
+  /// back.
+  static func keepingUnknown(in ours: JSONValue, known: JSONValue?, read: JSONValue) -> JSONValue {
+    switch (ours, read) {
+    case (.object(var mine), .object(let theirs)):
+      var knownMembers: [String: JSONValue] = [:]
+      if case .object(let members)? = known { knownMembers = members }
+      for (key, value) in theirs {
+        if let current = mine[key] {
+          mine[key] = keepingUnknown(in: current, known: knownMembers[key], read: value)
+        } else if knownMembers[key] == nil {
+          // Neither the model's view of the document nor ours has it: the model does not know
+          // it, so it was not removed.
+          mine[key] = value
+        }
+      }
+      return .object(mine)
+    case (.array(let mine), .array(let theirs)):
+      guard let theirsByID = index(theirs) else { return ours }
+      var knownByID: [String: JSONValue] = [:]
+      if case .array(let elements)? = known { knownByID = index(elements) ?? [:] }
+      return .array(
+        mine.map { element in
+          guard let id = id(of: element), let read = theirsByID[id] else { return element }
+          return keepingUnknown(in: element, known: knownByID[id], read: read)
+        })
+    default:
+      return ours
+    }
   }
 
   private static func join(_ path: String, _ component: String) -> String {

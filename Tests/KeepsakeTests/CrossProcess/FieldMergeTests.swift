@@ -140,4 +140,31 @@ struct FieldMergeTests {
     try await b.save()
     #expect(try world.stored([Draft].self, at: url) == [Draft(id: 1, text: "first", pinned: true)])
   }
+
+  enum Shape: Codable, Equatable, Sendable {
+    case circle(radius: Int)
+    case square(side: Int)
+  }
+
+  struct Figure: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var shape: Shape
+  }
+
+  @Test("An enum case changed on both sides is taken whole, never two cases in one value")
+  func enumCasesTakenWhole() async throws {
+    let world = TwoContexts()
+    let figures = url.deletingLastPathComponent().appendingPathComponent("figures.json")
+    try world.disk.writeAtomically(
+      try JSONEncoder().encode([Figure(id: 1, shape: .circle(radius: 1))]), to: figures)
+    let a = world.inFirst(.fileStorage(figures, saveInterval: .seconds(60)), default: [Figure]())
+    let b = world.inSecond(.fileStorage(figures, saveInterval: .seconds(60)), default: [Figure]())
+    a.withLock { $0[0].shape = .circle(radius: 2) }
+    b.withLock { $0[0].shape = .square(side: 3) }
+    try await a.save()
+    try await b.save()
+    let stored = try #require(try world.stored([Figure].self, at: figures))
+    #expect(stored == [Figure(id: 1, shape: .square(side: 3))], "ours, whole")
+    #expect(b.lastConflict?.resolution == .merged(overlapping: ["1.shape"]))
+  }
 }

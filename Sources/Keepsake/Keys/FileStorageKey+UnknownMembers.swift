@@ -1,0 +1,50 @@
+import Foundation
+
+// Members a version of the app does not know survive its writes, as protobuf keeps unknown
+// fields: a newer version added a field (an optional one needs no format version), an older
+// version edits the file, and the newer version's field is still there.
+//
+// The members of the last document read that the model does not read are those that the
+// model's own encoding of the value read from it lacks. Every write puts them back where they
+// were (see `FieldMerge.keepingUnknown(in:known:read:)`): per object, and per element of an
+// array of identified objects by `id`. So a member the model knows and removed stays removed,
+// an element the model deleted goes with its unknown members, and nothing the model writes is
+// ever replaced.
+extension FileStorageKey {
+  /// `data`, the value's encoding, with the members of the last document read that the model
+  /// does not know merged back in; `data` itself when there are none (the common case costs one
+  /// encoding and one comparison per document read).
+  func keepingUnknownMembers(_ data: Data) -> Data {
+    guard
+      let (base, theirs) = known.unknownMembers(find: { read, value in
+        guard let value = value as? Value else { return nil }
+        return unknownMembers(of: read, value: value)
+      }),
+      let ours = try? JSONValue(parsing: data)
+    else { return data }
+    let merged = FieldMerge.keepingUnknown(in: ours, known: base, read: theirs)
+    // NB: a document that does not decode is never written: the model's own bytes are.
+    guard merged != ours else { return data }
+    let kept = merged.jsonData()
+    guard (try? decode(kept)) != nil else { return data }
+    return kept
+  }
+
+  /// The model's encoding of `value` and `read` as documents, when `read` has members the model
+  /// does not write; `nil` when it has none, or when they cannot be kept (not JSON, another
+  /// format version: a migration decides what it keeps).
+  private func unknownMembers(
+    of read: Data, value: Value
+  ) -> (base: JSONValue, theirs: JSONValue)? {
+    guard let encoded = try? encode(value), encoded != read,
+      let base = try? JSONValue(parsing: encoded), var theirs = try? JSONValue(parsing: read)
+    else { return nil }
+    if case .object(var members) = theirs, case .object(let baseMembers) = base {
+      guard members["version"] == baseMembers["version"] else { return nil }
+      // The ancestry of a synced file is the sync layer's, written with every save.
+      members["ancestry"] = nil
+      theirs = .object(members)
+    }
+    return (base, theirs)
+  }
+}
