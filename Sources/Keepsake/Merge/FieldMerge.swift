@@ -83,9 +83,10 @@ enum FieldMerge {
     return ours
   }
 
-  /// Whether an object is how a synthesized `Codable` enum writes a case with associated values
-  /// (one member, whose value is an object): two cases merged member by member would make an
-  /// object with two case keys, a value nobody wrote. It is taken whole.
+  /// Whether an object is how a synthesized `Codable` enum writes a case with associated values.
+  ///
+  /// Such an object has one member, whose value is an object. Two cases merged member by member
+  /// would make an object with two case keys, a value nobody wrote: it is taken whole.
   private static func isEnumCase(_ members: [String: JSONValue]) -> Bool {
     guard members.count == 1, case .object? = members.first?.value else { return false }
     return true
