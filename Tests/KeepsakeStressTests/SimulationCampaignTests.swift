@@ -44,6 +44,13 @@ struct SimulationCampaignTests {
       // A file replaced as Syncthing does (removed, then a new one renamed in) while a change
       // was pending: a save written at once into the gap was replaced by the rename.
       "p1 f1 a=2 | m0a oa:replace ca w0 s0a s0a s0a s0a s0a s0a",
+      // A change refused at exit is kept beside the file, and the file then removed.
+      "p1 f1 a=1 | m0a oa:future:-4 E0 s0a s0a s0a oa:delete",
+      // A kept change that cannot merge stays kept; it is not made into another copy.
+      "p2 f2 b=unreadable | m1b X1b s1b K1",
+      // A kept change merged and removed by one process, its name then taken by another
+      // process's kept change, which the first must not remove.
+      "p3 f1 a=unreadable | m0a t10 t10 B2a s0a s0a oa:append m2a K1 ca s0a N1 S2a s2a k2 s2a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

@@ -46,6 +46,8 @@ struct ConfinedFileSystem: FileSystem {
     return URL(fileURLWithPath: resolved)
   }
 
+  func folderExists(_ url: URL) -> Bool { base.folderExists(confine(url)) }
+
   func belongsWithStore(_ url: URL, store: URL) -> Bool {
     base.belongsWithStore(confine(url), store: confine(store))
   }

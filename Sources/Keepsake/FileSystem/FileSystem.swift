@@ -155,6 +155,9 @@ package protocol FileSystem: Sendable {
   ///   lock stayed held for `timeout`.
   func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock
 
+  /// Whether a folder is at `url`.
+  func folderExists(_ url: URL) -> Bool
+
   /// Whether the entry at `url` may be taken as belonging to the store at `store` (a sync
   /// engine's conflict copy of it, a synced folder's marker): not a symbolic link, and owned by
   /// the user who owns the store (its folder, while it has no file). In a folder other users can
@@ -321,6 +324,9 @@ extension FileSystem {
     }
     try writeAtomically(data, to: url)
   }
+
+  /// Doubles that wrap a disk keep their folders.
+  package func folderExists(_ url: URL) -> Bool { true }
 
   /// Doubles have a single user.
   package func belongsWithStore(_ url: URL, store: URL) -> Bool { true }

@@ -146,6 +146,11 @@ package final class InMemoryFileSystem: FileSystem {
     try write(data, to: url, replacing: false)
   }
 
+  package func folderExists(_ url: URL) -> Bool {
+    let path = key(url)
+    return state.withLock { $0.folders.contains(path) }
+  }
+
   /// The check and the rename in one step, as a swap of names makes them on the real disk.
   package func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool

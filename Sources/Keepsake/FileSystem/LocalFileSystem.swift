@@ -258,6 +258,11 @@ package struct LocalFileSystem: FileSystem {
     code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP || code == ENOTTY
   }
 
+  package func folderExists(_ url: URL) -> Bool {
+    var info = stat()
+    return stat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
   package func belongsWithStore(_ url: URL, store: URL) -> Bool {
     var entry = stat()
     guard lstat(url.path, &entry) == 0, entry.st_mode & S_IFMT != S_IFLNK else { return false }

@@ -29,11 +29,7 @@ extension FileStorageKey {
       return earlier
     }
     let folder = file.deletingLastPathComponent()
-    // NB: a listing of a missing folder is empty on the real disk; a folder's identity is had
-    // only there.
-    let besideTheFile =
-      (try? fileSystem.identity(of: folder)) != nil
-      || !((try? fileSystem.contentsOfDirectory(at: folder)) ?? []).isEmpty
+    let besideTheFile = fileSystem.folderExists(folder)
     let place =
       besideTheFile
       ? file
@@ -131,17 +127,14 @@ extension FileStorageKey {
       throw FileSystemError(.read, path: file.path, reason: .posix(code: ENOENT))
     }
     let theirs = try decode(stored)
-    let base = try kept.baseData.map(decode)
-    let resolution: SharedConflict.Resolution
-    let merged: Value
-    if let merge, let base {
-      let result = merge.merge(base: base, ours: ours, theirs: theirs)
-      merged = result.value
-      resolution = .merged(overlapping: result.conflicts)
-    } else {
-      let copy = try keepConflictCopy(kept.changeData, in: context)
-      return .keptBoth(copy: copy.url)
+    // A value that does not merge keeps the change where it is: it is a copy of its own,
+    // which `keepsake quarantined` lists and `keepsake restore` can put back.
+    guard let merge, let base = try kept.baseData.map(decode) else {
+      throw FileSystemError(.write, path: url.path, reason: .alreadyExists)
     }
+    let result = merge.merge(base: base, ours: ours, theirs: theirs)
+    let merged = result.value
+    let resolution = SharedConflict.Resolution.merged(overlapping: result.conflicts)
     try fileSystem.replaceAtomically(
       try encode(merged), at: file, expecting: identity, creatingFolder: false)
     return resolution

@@ -131,11 +131,17 @@ extension SharedReference {
     guard let coordinated, hasPendingChange() else { return }
     let (value, base) = storage.withLock { ($0, self.base) }
     let reason = persistence.withLock { $0.saveError.map { "\($0)" } } ?? "the save was refused"
-    // NB: a failure here is already told: the save error says the change was not saved.
+    // NB: a failure here is already told: the save error says the change was not saved. The
+    // earlier copy is replaced only while it is still this reference's: another process may
+    // have merged it and removed it, and a third made a copy of its own by that name since.
+    let fileSystem = context.fileSystem
+    let earlier = work.unsaved.flatMap { kept in
+      (try? fileSystem.identity(of: kept.url)) == kept.identity ? kept.url : nil
+    }
     if let kept = try? coordinated.keepUnsavedChange(
-      value, base: base, reason: reason, replacing: work.unsaved, in: context)
+      value, base: base, reason: reason, replacing: earlier, in: context)
     {
-      work.unsaved = kept
+      work.unsaved = (kept, try? fileSystem.identity(of: kept))
     }
   }
 
@@ -286,8 +292,12 @@ extension SharedReference {
       if coordinated.merge != nil { base = plan.value }
     }
     if let unsaved = work.unsaved {
-      // The change kept when its save was refused is in the file now.
-      try? context.fileSystem.removeItem(at: unsaved)
+      // The change kept when its save was refused is in the file now; the copy goes, unless
+      // it is no longer this reference's (merged and removed by another process, and its name
+      // taken by another's copy since).
+      if (try? context.fileSystem.identity(of: unsaved.url)) == unsaved.identity {
+        try? context.fileSystem.removeItem(at: unsaved.url)
+      }
       work.unsaved = nil
     }
     return .written
@@ -431,8 +441,9 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var snapshot: (value: Value, saved: Bool)?
   /// Where the last quarantine copy was put.
   var quarantined: URL?
-  /// Where this reference's change is kept while the file cannot take it.
-  var unsaved: URL?
+  /// Where this reference's change is kept while the file cannot take it, and the identity of
+  /// the copy it wrote there.
+  var unsaved: (url: URL, identity: FileIdentity?)?
 }
 
 extension PersistenceMachine {

@@ -32,6 +32,8 @@ final class OutsideWriter: @unchecked Sendable {
     var basedOn: Int
     /// The inode an in-place writer opened.
     var inode: Int?
+    /// Whether its removal step removed a file (a replacement of a file that was there).
+    var removed = false
   }
 
   private let disk: SimulatedDisk
@@ -130,7 +132,7 @@ final class OutsideWriter: @unchecked Sendable {
     case .writeTemporary(let data):
       disk.writeUnseen(data, at: temporary)
     case .rename(let data):
-      if operation.style == .replace, disk.bytes(file) != nil,
+      if operation.style == .replace, operation.removed, disk.bytes(file) != nil,
         !disk.lastWriteAsked[file.rawValue]
       {
         // The name was emptied by this replacement's own removal: whatever is there now was
@@ -152,6 +154,7 @@ final class OutsideWriter: @unchecked Sendable {
       }
     case .delete:
       if disk.bytes(file) != nil {
+        operation.removed = true
         disk.removeInode(at: path)
         disk.write(nil, at: path, by: operation.style, basedOn: operation.basedOn)
       }

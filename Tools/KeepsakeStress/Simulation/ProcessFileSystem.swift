@@ -74,11 +74,21 @@ struct ProcessFileSystem: FileSystem {
     }
     disk.replaceInode(at: path)
     if disk.file(at: path) == nil, let original = copyOriginal(path) {
-      let kind: SimulationFact.CopyKind =
-        path.contains(Quarantine.conflictMarker) ? .conflict : .quarantine
-      disk.facts.append(
-        .copy(
-          file: original.rawValue, path: path, bytes: data, writer: process.name, kind: kind))
+      if path.contains(Quarantine.unsavedMarker) {
+        // NB: the change itself, out of the file that keeps it with its base.
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let change = (object?["change"] as? String).map { Data($0.utf8) } ?? Data()
+        disk.facts.append(
+          .copy(
+            file: original.rawValue, path: path, bytes: change, writer: process.name,
+            kind: .unsaved))
+      } else {
+        let kind: SimulationFact.CopyKind =
+          path.contains(Quarantine.conflictMarker) ? .conflict : .quarantine
+        disk.facts.append(
+          .copy(
+            file: original.rawValue, path: path, bytes: data, writer: process.name, kind: kind))
+      }
     }
     disk.changed(path, by: .keepsake(process.name), basedOn: basedOn)
   }

@@ -81,6 +81,9 @@ struct PromiseChecker {
     case stored
     /// Kept in the copies at these paths (every copy that held it when a write dropped it).
     case kept([String])
+    /// Not in the file yet: its save was refused, and the change is kept beside the file at
+    /// this path until a process merges it in.
+    case keptUnsaved(String)
     /// Taken away by another program's write, or raced: not promised any more.
     case released
     /// Deliberately removed by someone: may be there or not.
@@ -137,6 +140,9 @@ struct PromiseChecker {
       let held = names(bytes, file) ?? []
       check(held, in: "the copy \(path) by \(writer)")
       copies[file].append(Copy(path: path, bytes: bytes, names: Set(held), kind: kind))
+      if kind == .unsaved {
+        for item in held where isInMemoryOnly(item) { states[item] = .keptUnsaved(path) }
+      }
     case .added(let item, let file, let by, let origin):
       states[item] = .memory(by)
       fileOf[item] = file
@@ -337,6 +343,10 @@ struct PromiseChecker {
         } else if !left.contains(where: { $0.kind != .conflict || reported.contains($0.path) }) {
           let places = left.map(\.path).joined(separator: ", ")
           fail(.copyNotReported, "\(item) of \(letter) is only in \(places), never reported")
+        }
+      case .keptUnsaved(let path):
+        if files[path] == nil {
+          fail(.pendingLost, "\(item) of \(letter) was kept unsaved in \(path), which is gone")
         }
       default:
         break

@@ -25,6 +25,9 @@ enum SimulationFact: Sendable {
   enum CopyKind: Sendable {
     case conflict
     case quarantine
+    /// A change whose save was refused, kept beside the file (`bytes` are the change as the
+    /// process would have written it).
+    case unsaved
   }
 
   /// How an item came to be.
