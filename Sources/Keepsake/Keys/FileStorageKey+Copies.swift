@@ -56,8 +56,11 @@ enum ConflictCopies {
   ) throws -> KeptConflictCopy {
     let folder = file.deletingLastPathComponent()
     var names = try fileSystem.contentsOfDirectory(at: folder)
+    // NB: only the store owner's own copies count, and are pruned: one another user planted
+    // (or a link) never pushes a real copy out.
     let earlier = Quarantine.copies(
-      of: file.lastPathComponent, among: names, marker: Quarantine.conflictMarker)
+      of: file.lastPathComponent, among: names, marker: Quarantine.conflictMarker
+    ).filter { fileSystem.belongsWithStore(folder.appendingPathComponent($0), store: file) }
     // Newest first: a value in conflict again and again mostly meets the same other version.
     for name in earlier.reversed() {
       let copy = folder.appendingPathComponent(name)

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc
@@ -54,5 +55,23 @@ struct ForeignCopyTests {
       (try? Data(contentsOf: foreign)) == planted,
       "another user's copy is left as it is \(folder.names)")
     #expect(FileManager.default.fileExists(atPath: link.path))
+  }
+
+  @Test("Copies another user planted never count toward the bound, and are never pruned")
+  func foreignCopiesAreNotPruned() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("settings.json")
+    try Data("{}".utf8).write(to: url)
+    var planted: [URL] = []
+    for index in 0..<Quarantine.conflictCopyLimit {
+      let copy = folder.file("settings.conflict-20260101T00000\(index)Z.json")
+      try Data("{\"n\": \(index)}".utf8).write(to: copy)
+      #expect(chown(copy.path, 65534, 65534) == 0)
+      planted.append(copy)
+    }
+    let kept = try ConflictCopies.keep(
+      Data("{\"mine\": 1}".utf8), besides: url, in: LocalFileSystem())
+    #expect(kept.pruned.isEmpty)
+    for copy in planted { #expect(FileManager.default.fileExists(atPath: copy.path)) }
   }
 }
