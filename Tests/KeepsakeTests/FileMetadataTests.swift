@@ -308,6 +308,27 @@ struct FileMetadataTests {
     #expect(set < write)
   }
 
+  @Test("A change kept because its save was refused is writable while the device is locked")
+  func unsavedChangeClass() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("drafts.json")
+    try Data("old".utf8).write(to: url)
+    let recorder = SystemCallRecorder()
+    let classes = ProtectionClassCalls(
+      get: { _ in 1 },
+      set: { _, protectionClass in
+        recorder.mark("setclass \(protectionClass)")
+        return 0
+      })
+    let fileSystem = LocalFileSystem(calls: Self.calls(recorder, protectionClasses: classes))
+    let kept = Quarantine.url(for: url, marker: Quarantine.unsavedMarker)
+    try fileSystem.createAtomically(Data("change".utf8), at: kept)
+    let conflict = Quarantine.url(for: url, marker: Quarantine.conflictMarker)
+    try fileSystem.createAtomically(Data("theirs".utf8), at: conflict)
+    let lines = ProtocolLog(recorder.records, folder: folder.url).lines
+    #expect(lines.filter { $0.hasPrefix("-- setclass") } == ["-- setclass 3"], "\(lines)")
+  }
+
   @Test("A class the new file cannot take fails the save and leaves the file as it was")
   func protectionClassRefused() throws {
     let folder = try TemporaryFolder()

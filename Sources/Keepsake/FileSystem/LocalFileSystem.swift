@@ -282,7 +282,14 @@ package struct LocalFileSystem: FileSystem {
     // `open`. A copy of nothing known is private to its owner.
     let original = Quarantine.originalURL(of: target).flatMap { try? fileInfo($0.path) }
     let mode = original.map { $0.st_mode & 0o777 } ?? 0o600
-    let temporary = try writeTemporary(besides: target, carrying: nil, mode: mode) { fd, path in
+    // A change kept because its save was refused must be writable while the device is locked
+    // (a protected file is what refused it, and iOS may end the app any moment): Data
+    // Protection's class C, writable once the device was unlocked after starting.
+    let unsaved = Quarantine.parse(target.lastPathComponent)?.marker == Quarantine.unsavedMarker
+    let temporary = try writeTemporary(
+      besides: target, carrying: nil, mode: mode,
+      protectionClass: unsaved ? ProtectionClassCalls.writableAfterFirstUnlock : nil
+    ) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
     try place(temporary, at: target)
@@ -428,7 +435,7 @@ package struct LocalFileSystem: FileSystem {
   /// its name.
   private func writeTemporary(
     besides target: URL, carrying source: (path: String, info: stat)?, mode: mode_t = 0o666,
-    fill: (Int32, String) throws -> Void
+    protectionClass: Int32? = nil, fill: (Int32, String) throws -> Void
   ) throws -> URL {
     let temporary = target.deletingLastPathComponent().appendingPathComponent(
       TemporaryFile.name(for: target.lastPathComponent))
@@ -445,6 +452,10 @@ package struct LocalFileSystem: FileSystem {
       defer { _ = calls.close(fd) }
       if let source {
         try FileMetadata.carryOver(from: source.path, info: source.info, to: fd, calls: calls)
+      }
+      if let protectionClass, let classes = calls.protectionClasses {
+        // NB: best effort: a class the volume refuses leaves the folder's default.
+        _ = classes.set(fd, protectionClass)
       }
       try fill(fd, target.path)
       guard calls.fullFlush(fd) == 0 else {

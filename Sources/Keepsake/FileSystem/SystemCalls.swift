@@ -290,6 +290,10 @@ package struct ProtectionClassCalls: Sendable {
     self.set = set
   }
 
+  /// Data Protection's class C (`NSFileProtectionCompleteUntilFirstUserAuthentication`): the
+  /// file can be read and written once the device was unlocked after it started.
+  package static let writableAfterFirstUnlock: Int32 = 3
+
   /// The real calls where files have a class, else `nil`.
   ///
   /// NB: classes are per file on iOS, tvOS, watchOS and visionOS, whose files are protected by
