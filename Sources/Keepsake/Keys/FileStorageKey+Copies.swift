@@ -12,7 +12,12 @@ extension FileStorageKey {
   /// stay and those in between are removed, and returned as pruned so the app is told.
   func keepConflictCopy(_ data: Data, in context: StorageContext) throws -> KeptConflictCopy {
     try checkPath()
-    return try ConflictCopies.keep(data, besides: file, in: context.fileSystem)
+    // NB: this reference's app hears of its own copy from the save; its watch, which may see
+    // the copy appear before the save ends, must not tell it as another process's.
+    let state = sync.state
+    return try ConflictCopies.keep(data, besides: file, in: context.fileSystem) { name in
+      state.noteOwnCopy(name)
+    }
   }
 
   /// Makes a new copy of the file with `marker` in its name through `make`, under a name no
@@ -51,8 +56,11 @@ enum ConflictCopies {
   /// A copy with the same bytes as one kept already is not written again: that one is returned.
   /// Past ``Quarantine/conflictCopyLimit`` copies of the file, the oldest one and the newest ones
   /// stay and those in between are removed, and returned as pruned so the app is told.
+  ///
+  /// `making` is told each name before a copy is made under it.
   static func keep(
-    _ data: Data, besides file: URL, in fileSystem: any FileSystem
+    _ data: Data, besides file: URL, in fileSystem: any FileSystem,
+    making: (String) -> Void = { _ in }
   ) throws -> KeptConflictCopy {
     let folder = file.deletingLastPathComponent()
     var names = try fileSystem.contentsOfDirectory(at: folder)
@@ -75,6 +83,7 @@ enum ConflictCopies {
       let copy = Quarantine.url(
         for: file, existingNames: Set(names), marker: Quarantine.conflictMarker)
       do {
+        making(copy.lastPathComponent)
         try fileSystem.createAtomically(data, at: copy)
         made = copy
       } catch let error as FileSystemError where error.reason == .alreadyExists {

@@ -113,6 +113,12 @@ extension FileStorageKey {
     return !outcome.merged.isEmpty || outcome.restoredSaves > 0
   }
 
+  /// Whether `name` is a conflict copy Keepsake keeps beside the file `fileName`.
+  static func isKeepsakeConflictCopy(_ name: String, of fileName: String) -> Bool {
+    name.contains(Quarantine.conflictMarker)
+      && Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.conflictMarker)
+  }
+
   /// Watches the file (`watch`, the key's own subscription) and the copies engines put beside
   /// it, and scans for them once now in the background.
   func syncSubscribe(
@@ -121,11 +127,25 @@ extension FileStorageKey {
     let target = syncTarget
     let state = sync.state
     let watched = context.fileSystem.watch(
-      fileAt: filePath, entriesMatching: { target.isCopy($0) },
+      fileAt: filePath,
+      entriesMatching: {
+        target.isCopy($0) || Self.isKeepsakeConflictCopy($0, of: target.fileName)
+      },
       onEntries: {
+        let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
+        // Every writer is told: a conflict copy another process kept beside the file (of a
+        // version it could not merge, this process's perhaps) reaches this process's app too.
+        for name in names where Self.isKeepsakeConflictCopy(name, of: target.fileName) {
+          let copy = target.folder.appendingPathComponent(name)
+          guard context.fileSystem.belongsWithStore(copy, store: target.url) else { continue }
+          state.reportOnce(
+            SharedConflict(
+              keyID: target.keyID, url: target.url, resolution: .keptBoth(copy: copy),
+              keptByAnotherProcess: true),
+            about: name)
+        }
         // NB: a folder is synced only from evidence: an event among its entries (its own
         // creation, say) is not one; a conflict copy of the file there is.
-        let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
         guard
           let copy = names.first(where: target.isCopy),
           context.fileSystem.belongsWithStore(

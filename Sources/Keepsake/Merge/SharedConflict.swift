@@ -48,13 +48,18 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   /// to different values) kept ours, the conflict copy that keeps theirs, beside the file;
   /// `nil` otherwise.
   public var copy: URL?
+  /// Whether another process resolved the conflict, and this one learns of it from the copy it
+  /// kept beside the file: the version in ``Resolution/keptBoth(copy:)``'s copy may be this
+  /// process's.
+  public var keptByAnotherProcess: Bool
 
   /// Creates a conflict report.
   package init(
     keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = [],
-    otherDevice: SyncedVersion? = nil, copy: URL? = nil
+    otherDevice: SyncedVersion? = nil, copy: URL? = nil, keptByAnotherProcess: Bool = false
   ) {
     self.copy = copy
+    self.keptByAnotherProcess = keptByAnotherProcess
     self.keyID = keyID
     self.url = url
     self.resolution = resolution
@@ -74,6 +79,10 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
         + "\(overlapping.count) part(s) changed on both sides kept one side's version "
         + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : "")"
         + (copy.map { "); the other version is kept as \($0.path)." } ?? ").")
+    case .keptBoth(let copy) where keptByAnotherProcess:
+      return
+        "\(what) was saved by another process over a version it could not merge with (this "
+        + "process's, perhaps); that version was kept as \(copy.path)."
     case .keptBoth(let copy):
       let pruned =
         prunedCopies.isEmpty

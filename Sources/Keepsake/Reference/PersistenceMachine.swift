@@ -137,7 +137,8 @@ struct PersistenceMachine: Sendable {
     case loading(Bool)
     /// The key resolved a conflict on its own (a sync engine's copy of its file, merged or kept):
     /// the app is told, as of another process's save.
-    case conflictReported(SharedConflict.Resolution, otherDevice: SyncedVersion?)
+    case conflictReported(
+      SharedConflict.Resolution, otherDevice: SyncedVersion?, byAnotherProcess: Bool = false)
     /// The result of a step, see ``Step``.
     case checked(pending: Bool)
     case locked
@@ -286,6 +287,7 @@ struct PersistenceMachine: Sendable {
     var pruned: [URL]
     var otherDevice: SyncedVersion? = nil
     var copy: URL? = nil
+    var keptByAnotherProcess = false
   }
 
   private(set) var lastConflict: LastConflict?
@@ -408,8 +410,10 @@ struct PersistenceMachine: Sendable {
       guard isLoading != loading else { return [] }
       isLoading = loading
       return [.publish(.isLoading)]
-    case .conflictReported(let resolution, let otherDevice):
-      lastConflict = LastConflict(resolution: resolution, pruned: [], otherDevice: otherDevice)
+    case .conflictReported(let resolution, let otherDevice, let byAnotherProcess):
+      lastConflict = LastConflict(
+        resolution: resolution, pruned: [], otherDevice: otherDevice,
+        keptByAnotherProcess: byAnotherProcess)
       return [.publish(.lastConflict)]
     default:
       return advance(with: event, now: now)

@@ -409,7 +409,8 @@ extension SharedReference {
     return persistence.withLock { $0.lastConflict }.map {
       SharedConflict(
         keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
-        otherDevice: $0.otherDevice, copy: $0.copy)
+        otherDevice: $0.otherDevice, copy: $0.copy,
+        keptByAnotherProcess: $0.keptByAnotherProcess)
     }
   }
 

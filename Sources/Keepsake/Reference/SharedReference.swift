@@ -197,7 +197,10 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     // Devices: a sync engine's copies, merged by the key (`Sync/`), are reported to the machine
     // like another process's save.
     file?.key.reportSyncConflicts(fallback: fallback) { [weak self] conflict in
-      self?.send(.conflictReported(conflict.resolution, otherDevice: conflict.otherDevice))
+      self?.send(
+        .conflictReported(
+          conflict.resolution, otherDevice: conflict.otherDevice,
+          byAnotherProcess: conflict.keptByAnotherProcess))
     }
     let subscription = key.subscribe(in: context) { [weak self] in
       self?.outsideChange()

@@ -169,6 +169,11 @@ final class SyncState: Sendable {
     }
   }
 
+  /// Notes that this reference made the copy `name` itself: its app heard of it already.
+  func noteOwnCopy(_ name: String) {
+    _ = fields.withLock { $0.reported.insert(name) }
+  }
+
   /// Reports `conflict` about the copy `name` unless this reference already did.
   func reportOnce(_ conflict: SharedConflict, about name: String) {
     guard fields.withLock({ $0.reported.insert(name).inserted }) else { return }

@@ -201,4 +201,34 @@ struct CrossProcessSaveTests {
       Settings.self, from: #require(try world.disk.contents(of: copy)))
     #expect(kept.theme == "dark", "A's version survives in the conflict copy")
   }
+
+  @Test("Every writer is told: the process whose version was kept in a copy hears of it too")
+  func otherWriterIsTold() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("settings.json")
+    try JSONEncoder().encode(Settings(theme: "light", fontSize: 12)).write(to: file)
+    let a = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("A"),
+      default: Settings(theme: "", fontSize: 0))
+    let b = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("B"),
+      default: Settings(theme: "", fontSize: 0))
+    b.withLock { $0.fontSize = 20 }
+    a.withLock { $0.theme = "dark" }
+    try await a.save()
+    // B saves over A's version, which it cannot merge with: A's is kept as a copy.
+    try await b.save()
+    guard case .keptBoth(let copy)? = b.lastConflict?.resolution else {
+      Issue.record("B keeps both, got \(String(describing: b.lastConflict))")
+      return
+    }
+    #expect(b.lastConflict?.keptByAnotherProcess == false)
+    // A, whose version is in the copy, is told as well.
+    #expect(await eventually { a.lastConflict?.keptByAnotherProcess == true })
+    guard case .keptBoth(let told)? = a.lastConflict?.resolution else {
+      Issue.record("A is told of the copy, got \(String(describing: a.lastConflict))")
+      return
+    }
+    #expect(told.lastPathComponent == copy.lastPathComponent)
+  }
 }
