@@ -24,7 +24,7 @@ import KeepsakeStress
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
 //   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
 //   devices-child <folder> --device D --process P --seconds S --seed N --mode library|plain
-//                 --stop-file F
+//                 --stop-file F [--pending-every K]
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -361,7 +361,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     return await ProcessesChild.run(options)
   case "devices-child":
     try arguments.rejectUnknown([
-      "--device", "--process", "--seconds", "--seed", "--mode", "--stop-file",
+      "--device", "--process", "--seconds", "--seed", "--mode", "--stop-file", "--pending-every",
     ])
     guard arguments.positional.count == 2, let stop = arguments.options["--stop-file"] else {
       throw UsageError("devices-child takes a folder and --stop-file")
@@ -372,6 +372,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.process = try arguments.integer("--process", default: 1)
     options.seconds = try arguments.seconds("--seconds", default: 10)
     options.seed = try arguments.seed() ?? 1
+    options.pendingEvery = try arguments.integer("--pending-every", default: 0)
     guard let mode = DevicesChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
       throw UsageError("devices-child --mode takes library|plain")
     }

@@ -9,16 +9,17 @@ extension FileStorageKey {
     guard mergesByField else { return .notApplicable }
     let onlyByField = !(Value.self is any SharedMergeable.Type)
     let fallback: FieldMergeOutcome<Value> = onlyByField ? .keepBoth : .notApplicable
+    // NB: theirs as this model encodes the value read, not the bytes read: the three documents
+    // then differ only where the values do (another writer's number formatting, key order, a
+    // sync engine's ancestry or an older format version must not look like a change, which
+    // would bring back an element one side deleted). What this model does not read of theirs
+    // is kept by the write (see `keepingUnknownMembers(_:)`).
     guard let baseData = try? encode(base), let oursData = try? encode(ours),
+      let theirsData = try? encode(theirs),
       let baseDocument = try? JSONValue(parsing: baseData),
       let oursDocument = try? JSONValue(parsing: oursData),
-      let theirsDocument = try? JSONValue(parsing: theirData)
+      let theirsDocument = try? JSONValue(parsing: theirsData)
     else { return fallback }
-    // NB: documents of two format versions do not merge member by member: theirs was migrated
-    // on its way in, and the value's own merge (or both versions kept) decides.
-    guard Self.version(of: oursDocument) == Self.version(of: theirsDocument) else {
-      return fallback
-    }
     let merged = FieldMerge.merge(base: baseDocument, ours: oursDocument, theirs: theirsDocument)
     // A merged document that does not decode is never written.
     guard let value = try? decode(merged.value.jsonData()) else { return fallback }

@@ -39,6 +39,9 @@ public struct DevicesCampaign: Sendable {
     public var convergenceTimeout = 120.0
     /// The `maxConflicts` of the Syncthing folder (Syncthing's usual 10).
     public var maxConflicts = 10
+    /// Every this many edits, one is left to the coalesced save (pending while the engine may be
+    /// replacing the file) and acknowledged by the flush after it; 0: every edit is saved.
+    public var pendingEvery = 3
 
     /// The default run, starting `executable` as the processes.
     public init(executable: String) { self.executable = executable }
@@ -97,7 +100,7 @@ public struct DevicesCampaign: Sendable {
             "devices-child", device.folder.path, "--device", "\(device.index)", "--process",
             "\(process)", "--seconds", "\(configuration.seconds)", "--seed",
             "\(configuration.seed)", "--mode", configuration.writer.rawValue, "--stop-file",
-            stop.path,
+            stop.path, "--pending-every", "\(configuration.pendingEvery)",
           ],
           environment: ["XDG_STATE_HOME": state.path])
         children.append((device.index, ChildReader(child)))

@@ -33,6 +33,8 @@ public enum DevicesChild {
     public var seconds = 10.0
     public var seed: UInt64 = 1
     public var mode = Mode.library
+    /// Every this many edits, one is left to the coalesced save; 0: none.
+    public var pendingEvery = 0
     public var stopFile: URL
 
     /// A process editing the files in `folder` until `stopFile` appears.
@@ -88,7 +90,7 @@ public enum DevicesChild {
           try await $settings.save()
         default:
           $items.withLock { edit.apply(to: &$0) }
-          if count % 3 == 0 {
+          if options.pendingEvery > 0 && count % options.pendingEvery == 0 {
             // Every third edit is left to the coalesced save, as an app's are: it is pending
             // when the engine may be replacing the file with another device's version (remove,
             // then rename), and is acknowledged only by the flush after it.

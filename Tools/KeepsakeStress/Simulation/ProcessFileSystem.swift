@@ -25,6 +25,7 @@ struct ProcessFileSystem: FileSystem {
   private func noteExamined(_ url: URL) {
     if let file = disk.file(at: SimulatedDisk.path(url)) {
       process.examined[file.rawValue] = disk.versions[file.rawValue]
+      if disk.bytes(file) != nil { process.sawFile[file.rawValue] = true }
     }
   }
 
@@ -69,8 +70,11 @@ struct ProcessFileSystem: FileSystem {
     if let file = disk.file(at: path) {
       process.wroteFile = true
       let index = file.rawValue
+      // NB: a write into a replacement's gap is judged only when it wrote a file again that its
+      // process had seen: one that never saw a file there creates it, as any first save does.
       disk.lastWriteAsked[index] =
         process.asked[index] > 0 || process.transactions[index] != nil || process.exit != nil
+        || !process.sawFile[index]
     }
     disk.replaceInode(at: path)
     if disk.file(at: path) == nil, let original = copyOriginal(path) {

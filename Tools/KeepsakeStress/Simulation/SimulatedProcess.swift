@@ -56,6 +56,8 @@ final class SimulatedProcess: @unchecked Sendable {
   var transactions: [Transaction?] = [nil, nil]
   /// Requests of the app under way, per file.
   var asked = [0, 0]
+  /// Whether it ever looked at a version of each file that had bytes.
+  var sawFile = [false, false]
   var exit: Exit?
   /// The last conflict and lock timeout seen on each file, to notice changes.
   var seenConflict: [SharedConflict?] = [nil, nil]
