@@ -51,6 +51,9 @@ struct SimulationCampaignTests {
       // A kept change merged and removed by one process, its name then taken by another
       // process's kept change, which the first must not remove.
       "p3 f1 a=unreadable | m0a t10 t10 B2a s0a s0a oa:append m2a K1 ca s0a N1 S2a s2a k2 s2a",
+      // A file seen but not taken in (a change was pending), then removed by a replacement:
+      // the save took the empty name for "never had a file" and wrote into the gap.
+      "p3 f1 | oa:restore oa:replace:-3 w2 s2a ca m2a s2a s2a s2a s2a s2a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

@@ -305,8 +305,11 @@ extension FileStorageKey: CoordinatedKey {
     let fileSystem = context.fileSystem
     var identity = try wrap { try checkedIdentity(fileSystem) }
     let last = known.get()
+    // NB: a file this key looked at but did not take in yet (a change of ours was pending) and
+    // that is gone now was removed: not "no file, as ever" (a replacement may be on its way).
+    let removedUnseen = identity == nil && last == nil && known.seen() != nil
     known.saw(identity)
-    if identity == last && !(rereading && identity != nil) { return .unchanged }
+    if identity == last && !(rereading && identity != nil) && !removedUnseen { return .unchanged }
     if syncMergeBeforeReading(in: context) {
       identity = try wrap { try checkedIdentity(fileSystem) }
       known.saw(identity)
@@ -314,7 +317,7 @@ extension FileStorageKey: CoordinatedKey {
     guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
       known.saw(nil)
       if last != nil { syncDidRead(nil, in: context) }
-      return last == nil ? .unchanged : .deleted
+      return last == nil && !removedUnseen ? .unchanged : .deleted
     }
     let value = try decodeFile(data)
     syncDidRead(data, in: context)
