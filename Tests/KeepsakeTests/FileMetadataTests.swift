@@ -287,19 +287,24 @@ struct FileMetadataTests {
       protectionClasses: classes)
   }
 
+  /// Class calls that read class A (1) for every file, as iOS answers for a file the app made
+  /// with complete protection, and mark each class given in `recorder`'s log.
+  static func recordingClasses(_ recorder: SystemCallRecorder) -> ProtectionClassCalls {
+    ProtectionClassCalls(
+      get: { _ in 1 },
+      set: { _, protectionClass in
+        recorder.mark("setclass \(protectionClass)")
+        return 0
+      })
+  }
+
   @Test("The file's Data Protection class is given to the new file before any byte is written")
   func protectionClassSurvives() throws {
     let folder = try TemporaryFolder()
     let url = folder.file("drafts.json")
     try Data("old".utf8).write(to: url)
     let recorder = SystemCallRecorder()
-    // As iOS answers for a file the app made with complete protection (class A, 1).
-    let classes = ProtectionClassCalls(
-      get: { _ in 1 },
-      set: { _, protectionClass in
-        recorder.mark("setclass \(protectionClass)")
-        return 0
-      })
+    let classes = Self.recordingClasses(recorder)
     let fileSystem = LocalFileSystem(calls: Self.calls(recorder, protectionClasses: classes))
     try fileSystem.writeAtomically(Data("new".utf8), to: url)
     let lines = ProtocolLog(recorder.records, folder: folder.url).lines
@@ -314,12 +319,7 @@ struct FileMetadataTests {
     let url = folder.file("drafts.json")
     try Data("old".utf8).write(to: url)
     let recorder = SystemCallRecorder()
-    let classes = ProtectionClassCalls(
-      get: { _ in 1 },
-      set: { _, protectionClass in
-        recorder.mark("setclass \(protectionClass)")
-        return 0
-      })
+    let classes = Self.recordingClasses(recorder)
     let fileSystem = LocalFileSystem(calls: Self.calls(recorder, protectionClasses: classes))
     let kept = Quarantine.url(for: url, marker: Quarantine.unsavedMarker)
     try fileSystem.createAtomically(Data("change".utf8), at: kept)

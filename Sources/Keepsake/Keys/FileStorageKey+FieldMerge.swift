@@ -1,10 +1,10 @@
 import Foundation
 
 extension FileStorageKey {
-  /// Merges `ours` and `theirs` (read from `theirData`) field by field on their stored JSON,
-  /// base: `base` (see ``SharedFieldMergeable``).
+  /// Merges `ours` and `theirs` field by field on their stored JSON, base: `base` (see
+  /// ``SharedFieldMergeable``).
   func mergeByField(
-    base: Value, ours: Value, theirs: Value, theirData: Data
+    base: Value, ours: Value, theirs: Value
   ) -> FieldMergeOutcome<Value> {
     guard mergesByField else { return .notApplicable }
     let onlyByField = !(Value.self is any SharedMergeable.Type)

@@ -42,7 +42,7 @@ protocol CoordinatedKey<Value>: SharedKey {
 
   /// Merges `ours` and `theirs` field by field on their stored JSON, when the value does.
   func mergeByField(
-    base: Value, ours: Value, theirs: Value, theirData: Data
+    base: Value, ours: Value, theirs: Value
   ) -> FieldMergeOutcome<Value>
 
   /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on,

@@ -213,7 +213,7 @@ extension SharedReference {
       case .merge:
         if let merge, case .replaced(let theirs, let data, let identity) = change {
           let byField = coordinated?.mergeByField(
-            base: base ?? fallback, ours: current, theirs: theirs, theirData: data)
+            base: base ?? fallback, ours: current, theirs: theirs)
           switch byField ?? .notApplicable {
           case .merged(let value, let conflicts):
             current = value
