@@ -54,6 +54,9 @@ struct SimulationCampaignTests {
       // A file seen but not taken in (a change was pending), then removed by a replacement:
       // the save took the empty name for "never had a file" and wrote into the gap.
       "p3 f1 | oa:restore oa:replace:-3 w2 s2a ca m2a s2a s2a s2a s2a s2a",
+      // A gap filled by what the app asked for (replacing unreadable data), and a new process
+      // then saving over that file: the checker judged the later save as the gap's filler.
+      "p2 f1 a=unreadable | m1a oa:replace Q0a ca s0a s0a X1a s0a s0a s0a K0 s1a N0",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

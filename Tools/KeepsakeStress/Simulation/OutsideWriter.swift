@@ -133,7 +133,7 @@ final class OutsideWriter: @unchecked Sendable {
       disk.writeUnseen(data, at: temporary)
     case .rename(let data):
       if operation.style == .replace, operation.removed, disk.bytes(file) != nil,
-        !disk.lastWriteAsked[file.rawValue]
+        !disk.gapFillerAsked[file.rawValue]
       {
         // The name was emptied by this replacement's own removal: whatever is there now was
         // written into the gap, and this rename replaces it.

@@ -60,21 +60,27 @@ struct ProcessFileSystem: FileSystem {
       try disk.memory.writeAtomically(data, to: url)
     } catch {
       // NB: a write can fail after its rename (flushing the folder): the new bytes are there.
-      if (try? disk.memory.identity(of: url)) != before { wrote(data, at: path, basedOn: basedOn) }
+      if (try? disk.memory.identity(of: url)) != before {
+        wrote(data, at: path, basedOn: basedOn, created: before == nil)
+      }
       throw error
     }
-    wrote(data, at: path, basedOn: basedOn)
+    wrote(data, at: path, basedOn: basedOn, created: before == nil)
   }
 
-  private func wrote(_ data: Data, at path: String, basedOn: Int?) {
+  private func wrote(_ data: Data, at path: String, basedOn: Int?, created: Bool) {
     if let file = disk.file(at: path) {
       process.wroteFile = true
       let index = file.rawValue
-      // NB: a write into a replacement's gap is judged only when it wrote a file again that its
-      // process had seen: one that never saw a file there creates it, as any first save does.
-      disk.lastWriteAsked[index] =
-        process.asked[index] > 0 || process.transactions[index] != nil || process.exit != nil
-        || !process.sawFile[index]
+      // NB: a write into a replacement's gap is judged by the write that filled it, the one
+      // that found the name empty (a later write over that file is an ordinary save); and only
+      // when it wrote a file again that its process had seen: one that never saw a file there
+      // creates it, as any first save does.
+      if created {
+        disk.gapFillerAsked[index] =
+          process.asked[index] > 0 || process.transactions[index] != nil
+          || process.exit != nil || !process.sawFile[index]
+      }
     }
     disk.replaceInode(at: path)
     if disk.file(at: path) == nil, let original = copyOriginal(path) {

@@ -26,9 +26,9 @@ final class SimulatedDisk: @unchecked Sendable {
   let facts: SimulationRecord
   /// The current version number of each file.
   private(set) var versions = [0, 0]
-  /// Whether the last write of each file was one its app asked for (a request, a transaction,
-  /// an exit), rather than a save Keepsake started on its own.
-  var lastWriteAsked = [false, false]
+  /// Whether the write that last created each file (its name empty before) was one its app asked
+  /// for (a request, a transaction, an exit), rather than a save Keepsake started on its own.
+  var gapFillerAsked = [false, false]
   private var inodes: [String: Int] = [:]
   private var nextInode = 1
   private var watchers: [Watcher] = []
