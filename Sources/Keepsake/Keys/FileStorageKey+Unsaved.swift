@@ -64,6 +64,17 @@ extension FileStorageKey {
     return BaseStore.defaultRoot(environment: ProcessInfo.processInfo.environment)
   }
 
+  /// Takes in the changes kept beside the file now, listing its folder again (the listing
+  /// ``subscribe(in:onChange:)`` made is kept for the whole process).
+  func takeInKeptChanges(in context: StorageContext) {
+    let folder = file.deletingLastPathComponent()
+    guard let names = try? context.fileSystem.contentsOfDirectory(at: folder) else { return }
+    let kept = names.filter {
+      Quarantine.isCopy(named: $0, of: file.lastPathComponent, marker: Quarantine.unsavedMarker)
+    }
+    if !kept.isEmpty { takeIn(kept, in: context) }
+  }
+
   /// Takes in what earlier processes left beside the file (`names`, in its folder): merges
   /// their unsaved changes into it, and keeps a file a save swapped out but did not live to put
   /// back as a conflict copy (unless the file has its bytes); reports each to the reference.

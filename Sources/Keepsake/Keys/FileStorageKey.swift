@@ -303,6 +303,9 @@ extension FileStorageKey: CoordinatedKey {
     in context: StorageContext, rereading: Bool
   ) throws -> StoredChange<Value> {
     let fileSystem = context.fileSystem
+    // An explicit load reads everything again: changes other processes kept beside the file
+    // since this one opened it (an older version's, on this device or another) are merged in.
+    if rereading { takeInKeptChanges(in: context) }
     var identity = try wrap { try checkedIdentity(fileSystem) }
     let last = known.get()
     // NB: a file this key looked at but did not take in yet (a change of ours was pending) and

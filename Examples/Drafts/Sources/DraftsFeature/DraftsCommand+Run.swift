@@ -26,6 +26,13 @@ extension DraftsCommand {
     let drafts = store.state.$drafts
     for problem in store.storageErrors {
       if case .load(let loadError) = problem.kind {
+        if case .add(let text) = action,
+          case .versionFromFuture(let found, let supported)? =
+            loadError.underlying as? FormatError
+        {
+          throw await keepForNewerVersion(
+            text, store: store, drafts: drafts, found: found, supported: supported)
+        }
         throw DraftsError(
           "cannot read the drafts in \(storeURL.path): \(loadError.reason) Nothing was changed.")
       }
@@ -53,6 +60,39 @@ extension DraftsCommand {
     } catch {
       throw DraftsError(String(describing: error))
     }
+  }
+
+  /// Adds a draft to a store written by a newer version of the program, which this one cannot
+  /// read: the store is left untouched, and the new draft is kept durably beside it (as every
+  /// refused change is), in this version's format with what it was based on, so the newer
+  /// version merges it into the store when it next opens it. The command still fails: the draft
+  /// is not in the store yet, and this program cannot list or edit it.
+  @MainActor
+  private func keepForNewerVersion(
+    _ text: String, store: Store<Inbox.State, Inbox.Action>, drafts: Shared<[Draft]>,
+    found: Int, supported: Int
+  ) async -> DraftsError {
+    let refused =
+      "the drafts in \(storeURL.path) were written by a newer version of drafts (format "
+      + "version \(found); this one reads up to \(supported)), so the draft was not added to them."
+    await withDependencies {
+      $0.uuid = .live
+    } operation: {
+      await store.send(.add(text: text)).finish()
+    }
+    do {
+      try await drafts.save()
+    } catch SharedSaveError.protected {
+      // The expected refusal: the change is kept beside the store before it is reported.
+      if !keptVersionsNote().isEmpty {
+        return DraftsError(
+          refused + " It is kept beside them, and the newer version adds it when it next opens "
+            + "them; update this program to see it.")
+      }
+    } catch {
+      return DraftsError(refused + " It could not be kept either: \(error)")
+    }
+    return DraftsError(refused + " Nothing was changed.")
   }
 
   /// A line about the versions kept beside the store (conflict copies, changes another version
