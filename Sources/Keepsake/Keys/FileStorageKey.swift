@@ -125,6 +125,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let value = try decodeFile(data)
     known.set(identity)
     known.noteRead(data, value: value)
+    known.noteLook(at: data, identity: identity)
     syncDidRead(data, in: context, engine: .some(engine))
     return value
   }
@@ -312,7 +313,16 @@ extension FileStorageKey: CoordinatedKey {
     // that is gone now was removed: not "no file, as ever" (a replacement may be on its way).
     let removedUnseen = identity == nil && last == nil && known.seen() != nil
     known.saw(identity)
-    if identity == last && !(rereading && identity != nil) && !removedUnseen { return .unchanged }
+    if identity == last && !(rereading && identity != nil) && !removedUnseen {
+      guard let identity, let digest = known.digestToCompare(identity) else { return .unchanged }
+      // Whole-second times: an edit within the second of the last look keeps the identity, so
+      // the bytes tell (read only on such file systems, and only within that second).
+      let now = try wrap { try readFile(fileSystem) }
+      if let (data, _) = now, KnownFile.digest(of: data) == digest {
+        known.confirmLook()
+        return .unchanged
+      }
+    }
     if syncMergeBeforeReading(in: context) {
       identity = try wrap { try checkedIdentity(fileSystem) }
       known.saw(identity)
@@ -326,6 +336,7 @@ extension FileStorageKey: CoordinatedKey {
     syncDidRead(data, in: context)
     known.saw(read ?? identity)
     known.noteRead(data, value: value)
+    known.noteLook(at: data, identity: read ?? identity)
     return .replaced(value, data: data, identity: read ?? identity)
   }
 
@@ -362,7 +373,9 @@ extension FileStorageKey: CoordinatedKey {
       }
       throw error
     }
-    known.set(try? fileSystem.identity(of: file))
+    let written = try? fileSystem.identity(of: file)
+    known.set(written)
+    known.noteLook(at: data, identity: written)
     syncDidWrite(data, in: context)
   }
 }
@@ -427,6 +440,62 @@ final class KnownFile: Sendable {
     }
   }
   func seen() -> FileIdentity? { state.withLock { $0.seen } }
+
+  // MARK: Whole-second times
+
+  /// The last look at a file whose times are whole seconds: a digest of the bytes it read or
+  /// wrote, and when it was (wall time, nanoseconds since 1970).
+  private struct Look {
+    var digest: UInt64
+    var at: Int64
+  }
+  private let look = Mutex<Look?>(nil)
+
+  /// How long after a file's recorded change another edit may still record the same change
+  /// time: FAT keeps modification times in 2-second steps, the coarsest in use.
+  static let timeGranularity: Int64 = 2_000_000_000
+
+  /// Notes a read or write of `data`; kept only where the file's times are whole seconds
+  /// (elsewhere the identity tells every edit, and nothing is computed).
+  func noteLook(at data: Data, identity: FileIdentity?) {
+    guard let identity, identity.hasWholeSecondTimes else {
+      look.withLock { $0 = nil }
+      return
+    }
+    let digest = Self.digest(of: data)
+    look.withLock { $0 = Look(digest: digest, at: Self.now()) }
+  }
+
+  /// The digest the file's bytes must have for a file of `identity` (the one last seen) to be
+  /// unchanged, when its identity cannot tell: its times are whole seconds and the last look
+  /// came within their granularity of its recorded change, so an edit after that look may have
+  /// kept every part of the identity. `nil`: the identity tells.
+  func digestToCompare(_ identity: FileIdentity) -> UInt64? {
+    guard identity.hasWholeSecondTimes else { return nil }
+    return look.withLock { look in
+      guard let look, look.at < identity.changed &+ Self.timeGranularity else { return nil }
+      return look.digest
+    }
+  }
+
+  /// The bytes were compared and found unchanged: the look is as of now.
+  func confirmLook() {
+    let now = Self.now()
+    look.withLock { $0?.at = now }
+  }
+
+  private static func now() -> Int64 {
+    Int64((Date().timeIntervalSince1970 * 1e9).rounded())
+  }
+
+  /// The 64-bit FNV-1a digest of `data`.
+  static func digest(of data: Data) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in data {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    return hash
+  }
   func hasHadFile() -> Bool { state.withLock { $0.hadFile } }
 }
 

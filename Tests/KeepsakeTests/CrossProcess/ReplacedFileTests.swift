@@ -247,4 +247,56 @@ struct ReplacedFileTests {
     #expect(saved.first?.text == "bbbb", "their edit is kept")
     #expect(saved.map(\.id) == [1, 2])
   }
+
+  /// The real disk as a file system that keeps whole seconds only (FAT, HFS+, many network
+  /// shares) shows it: every time is one whole second, an hour ahead of this machine's clock (a
+  /// share's clock may be), so every edit of the test falls within it.
+  struct WholeSecondDisk: FileSystem {
+    let disk = LocalFileSystem()
+    let second = (Int64(Date().timeIntervalSince1970) + 3_600) * 1_000_000_000
+
+    func identity(of url: URL) throws -> FileIdentity? {
+      try disk.identity(of: url).map {
+        FileIdentity(inode: $0.inode, size: $0.size, modified: second, changed: second)
+      }
+    }
+    func contents(of url: URL, maximumSize: Int) throws -> Data? {
+      try disk.contents(of: url, maximumSize: maximumSize)
+    }
+    func writeAtomically(_ data: Data, to url: URL) throws {
+      try disk.writeAtomically(data, to: url)
+    }
+    func removeItem(at url: URL) throws { try disk.removeItem(at: url) }
+    func contentsOfDirectory(at url: URL) throws -> [String] {
+      try disk.contentsOfDirectory(at: url)
+    }
+    func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+      nil
+    }
+    func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+      try disk.lockExclusively(url, timeout: timeout)
+    }
+  }
+
+  @Test("On whole-second times, a same-size edit within the second is seen by its bytes")
+  func sameSizeEditWithinTheSecond() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try JSONEncoder().encode([Note(id: 1, text: "aaaa")]).write(to: file)
+    let context = StorageContext(
+      name: "whole seconds", fileSystem: WholeSecondDisk(), isIsolated: true
+    ) { _ in InMemoryPreferences() }
+    let notes = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: context, default: [Note]())
+    #expect(notes.wrappedValue == [Note(id: 1, text: "aaaa")])
+    // In place, the same size: inode, size and both times as the key last saw them.
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.write(contentsOf: JSONEncoder().encode([Note(id: 1, text: "bbbb")]))
+    try handle.close()
+    notes.withLock { $0.append(Note(id: 2, text: "ours")) }
+    try await notes.save()
+    let saved = try JSONDecoder().decode([Note].self, from: Data(contentsOf: file))
+    #expect(saved.first?.text == "bbbb", "their edit is kept")
+    #expect(saved.map(\.id) == [1, 2])
+  }
 }

@@ -66,7 +66,10 @@ public struct DevicesCampaign: Sendable {
       + "seed \(configuration.seed)"
     do {
       let scratch = try ScratchFolder(campaign: "devices")
-      defer { scratch.remove() }
+      // For investigating a run: the folders and the devices' version stores stay.
+      let keeps = ProcessInfo.processInfo.environment["KEEPSAKE_DEVICES_KEEP"] != nil
+      defer { if !keeps { scratch.remove() } }
+      if keeps { figures.append(.init("kept at \(scratch.url.path)", 0)) }
       let cluster = try SyncthingCluster(
         count: configuration.devices, in: scratch.url, maxConflicts: configuration.maxConflicts)
       defer { cluster.stop() }
