@@ -466,10 +466,11 @@ final class KnownFile: Sendable {
     look.withLock { $0 = Look(digest: digest, at: Self.now()) }
   }
 
-  /// The digest the file's bytes must have for a file of `identity` (the one last seen) to be
-  /// unchanged, when its identity cannot tell: its times are whole seconds and the last look
-  /// came within their granularity of its recorded change, so an edit after that look may have
-  /// kept every part of the identity. `nil`: the identity tells.
+  /// The digest the file's bytes must have to be unchanged, when `identity` cannot tell.
+  ///
+  /// That is when its times are whole seconds and the last look came within their granularity
+  /// of its recorded change: an edit after that look may have kept every part of the identity.
+  /// `nil`: the identity tells.
   func digestToCompare(_ identity: FileIdentity) -> UInt64? {
     guard identity.hasWholeSecondTimes else { return nil }
     return look.withLock { look in
