@@ -57,6 +57,12 @@ struct SimulationCampaignTests {
       // A gap filled by what the app asked for (replacing unreadable data), and a new process
       // then saving over that file: the checker judged the later save as the gap's filler.
       "p2 f1 a=unreadable | m1a oa:replace Q0a ca s0a s0a X1a s0a s0a s0a K0 s1a N0",
+      // A same-size edit whose modification time was put back (`cp -p`): only the change time
+      // tells, and the save must see it.
+      "p3 f2 b=leftover | ob:keep-time m2b",
+      // A program that ignores the lock renames its edit in while a save runs, after the save
+      // looked: the save's swap takes it out and gives it back.
+      "p3 f1 | oa:mid-save S2a s2a s2a s2a s2a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

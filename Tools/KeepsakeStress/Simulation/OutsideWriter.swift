@@ -23,6 +23,11 @@ final class OutsideWriter: @unchecked Sendable {
     case delete
     /// A new file with these bytes, written in place.
     case create(Data)
+    /// These bytes written in place, and the modification time put back.
+    case writeKeepingTime(Data)
+    /// The temporary file renamed over the target, inside the next save of it if one comes
+    /// first (see ``OutsideWriter/landDuringSave(_:)``).
+    case renameDuringSave(Data)
   }
 
   private struct Operation {
@@ -111,10 +116,41 @@ final class OutsideWriter: @unchecked Sendable {
       } else {
         steps = []
       }
+    case .keepTime:
+      steps = [
+        .writeKeepingTime(
+          sameSize(names, own: own, removing: edit.removing, of: file, as: current))
+      ]
+    case .midSave:
+      steps = [.writeTemporary(edited), .renameDuringSave(edited)]
     }
     operations[file.rawValue] = Operation(
       style: edit.style, steps: steps, basedOn: disk.versions[file.rawValue],
       inode: disk.inode(of: file.path))
+    step(file)
+  }
+
+  /// The edit's bytes at the size of `current` where they fit: an item removed to make room
+  /// for `own` (the schedule's, or else the first), the rest padded with spaces, which JSON
+  /// allows.
+  private func sameSize(
+    _ names: [String], own: String, removing: Int?, of file: SimulatedFile, as current: Data?
+  ) -> Data {
+    var names = names
+    if removing == nil, !names.isEmpty {
+      disk.facts.append(.removed(item: names.removeFirst()))
+    }
+    var bytes = file.encode(names + [own])
+    if let current, bytes.count < current.count {
+      bytes += Data(repeating: UInt8(ascii: " "), count: current.count - bytes.count)
+    }
+    return bytes
+  }
+
+  /// A save of `file` is about to rename its file in: an edit waiting to land during a save
+  /// lands now, between the save's look and its rename.
+  func landDuringSave(_ file: SimulatedFile) {
+    guard case .renameDuringSave? = operations[file.rawValue]?.steps.first else { return }
     step(file)
   }
 
@@ -131,7 +167,7 @@ final class OutsideWriter: @unchecked Sendable {
     switch step {
     case .writeTemporary(let data):
       disk.writeUnseen(data, at: temporary)
-    case .rename(let data):
+    case .rename(let data), .renameDuringSave(let data):
       if operation.style == .replace, operation.removed, disk.bytes(file) != nil,
         !disk.gapFillerAsked[file.rawValue]
       {
@@ -161,6 +197,11 @@ final class OutsideWriter: @unchecked Sendable {
     case .create(let data):
       disk.replaceInode(at: path)
       disk.write(data, at: path, by: operation.style, basedOn: operation.basedOn)
+    case .writeKeepingTime(let data):
+      guard disk.bytes(file) != nil else { break }
+      let modified = disk.modifiedTime(at: path)
+      disk.write(data, at: path, by: operation.style, basedOn: operation.basedOn)
+      disk.putBackModifiedTime(modified, at: path)
     }
     operations[file.rawValue] = operation.steps.isEmpty ? nil : operation
   }

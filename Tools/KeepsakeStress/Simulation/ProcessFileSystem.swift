@@ -38,7 +38,22 @@ struct ProcessFileSystem: FileSystem {
   func identity(of url: URL) throws -> FileIdentity? {
     try refuseIfDead(.read, url)
     noteExamined(url)
-    return try disk.memory.identity(of: url)
+    return try disk.identity(at: url)
+  }
+
+  /// The swap of names and the look at what came out, as one step (as the real file system
+  /// does them): another program's rename that lands while the save runs, before the swap, is
+  /// what the swap takes out, so it is refused.
+  func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    try refuseIfDead(.write, url)
+    if let file = disk.file(at: SimulatedDisk.path(url)) { disk.savingFile(file) }
+    // NB: not noted as examined: what the check saw is not what the save was based on.
+    guard try disk.identity(at: url) == expected else {
+      throw FileSystemError(.write, path: url.path, reason: .replacedMeanwhile)
+    }
+    try writeAtomically(data, to: url)
   }
 
   func writeAtomically(_ data: Data, to url: URL) throws {
@@ -54,6 +69,9 @@ struct ProcessFileSystem: FileSystem {
       process.simulation?.killInWrite(process)
       throw FileSystemError(.write, path: temporary, reason: .ioError)
     }
+    // Another program's rename lands here, inside the save, when one waits to (a save that did
+    // not look again is then written over it).
+    if let file = disk.file(at: path) { disk.savingFile(file) }
     let before = try? disk.memory.identity(of: url)
     let basedOn = disk.file(at: path).flatMap { process.examined[$0.rawValue] }
     do {

@@ -359,4 +359,13 @@ public enum OutsideStyle: String, Sendable, CaseIterable {
   case restore
   /// A space appended: the file changes, its value does not.
   case touch
+  /// An edit of the same size written in place, its modification time then put back, as
+  /// `cp -p`, `rsync -t` and restores do: only the change time, which no program can set, moves
+  /// (one step; an item is removed to make room for its own, the rest padded with spaces).
+  case keepTime = "keep-time"
+  /// An edit by a program that ignores the lock, renamed over the file while a save of it runs:
+  /// its temporary file, then the rename, which lands inside the next save of the file, after
+  /// that save looked at the file and before its own rename (or at the next step, when no save
+  /// comes first).
+  case midSave = "mid-save"
 }

@@ -30,6 +30,8 @@ final class SimulatedDisk: @unchecked Sendable {
   /// for (a request, a transaction, an exit), rather than a save Keepsake started on its own.
   var gapFillerAsked = [false, false]
   private var inodes: [String: Int] = [:]
+  /// Modification times writers put back (see ``putBackModifiedTime(_:at:)``).
+  private var keptModifiedTimes: [String: Int64] = [:]
   private var nextInode = 1
   private var watchers: [Watcher] = []
   private var nextWatcher = 0
@@ -39,6 +41,9 @@ final class SimulatedDisk: @unchecked Sendable {
 
   /// The simulation's clock.
   let now: @Sendable () -> Duration
+  /// Called when a save of a file is about to rename its file in (see
+  /// `OutsideWriter.landDuringSave(_:)`).
+  var savingFile: (SimulatedFile) -> Void = { _ in }
 
   init(facts: SimulationRecord, now: @escaping @Sendable () -> Duration) {
     self.facts = facts
@@ -62,6 +67,7 @@ final class SimulatedDisk: @unchecked Sendable {
 
   /// The file at `path` changed: a new version is recorded, and its watchers will hear of it.
   func changed(_ path: String, by writer: SimulationFact.Writer, basedOn: Int?) {
+    keptModifiedTimes[path] = nil
     if let file = file(at: path) {
       versions[file.rawValue] += 1
       facts.append(
@@ -98,6 +104,30 @@ final class SimulatedDisk: @unchecked Sendable {
   }
 
   func removeInode(at path: String) { inodes[path] = nil }
+
+  // MARK: - Times
+
+  /// The identity a process sees of the file at `path`: its inode, its size, a modification
+  /// time a writer may put back, and a change time every write moves (the in-memory file
+  /// system's version of the path, which changes with every write).
+  func identity(at url: URL) throws -> FileIdentity? {
+    guard let found = try memory.identity(of: url) else { return nil }
+    let path = Self.path(url)
+    guard file(at: path) != nil, let inode = inodes[path] else { return found }
+    return FileIdentity(
+      inode: UInt64(inode), size: found.size, modified: modifiedTime(at: path),
+      changed: Int64(found.inode))
+  }
+
+  /// The modification time of the file at `path`: its last write's, unless a writer put an
+  /// earlier one back.
+  func modifiedTime(at path: String) -> Int64 {
+    if let kept = keptModifiedTimes[path] { return kept }
+    return (try? memory.identity(of: URL(fileURLWithPath: path))).map { Int64($0.inode) } ?? 0
+  }
+
+  /// A writer put the modification time of the file at `path` back to `time`, as `cp -p` does.
+  func putBackModifiedTime(_ time: Int64, at path: String) { keptModifiedTimes[path] = time }
 
   // MARK: - Watchers
 

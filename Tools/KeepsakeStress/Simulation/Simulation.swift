@@ -54,6 +54,7 @@ final class Simulation: @unchecked Sendable {
     self.flaws = flaws
     self.disk = SimulatedDisk(facts: facts) { [clockwork] in clockwork.now }
     self.outside = OutsideWriter(disk: disk)
+    disk.savingFile = { [unowned outside] file in outside.landDuringSave(file) }
     self.processes = Array(repeating: nil, count: setup.processes)
     self.counters = Array(repeating: 0, count: setup.processes)
     if logging { log = [] }
