@@ -207,18 +207,22 @@ package struct LocalFileSystem: FileSystem {
     let temporary = try writeTemporary(besides: target, carrying: (target.path, existing)) {
       fd, path in try writeAll(data, to: fd, path: path)
     }
+    // NB: looked at again just before the swap. A program's rename that landed while the
+    // temporary file was written and flushed (milliseconds) is then refused without our file
+    // ever taking its place, not even for the instant a swap back takes: a sync engine's
+    // scanner reading the file in that instant would send our version to other devices.
+    guard (try? fileInfo(target.path)).flatMap({ $0.map(Self.identity) }) == expected else {
+      _ = calls.unlink(temporary.path)
+      throw changedMeanwhile
+    }
     guard calls.exchange(temporary.path, target.path) == 0 else {
       let code = errno
       guard Self.cannotExchange(code) else {
         _ = calls.unlink(temporary.path)
         throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
       }
-      // NB: the file system cannot swap names: compared again just before the rename, which
-      // leaves only the instant between the two to a writer that ignores the lock.
-      guard (try? fileInfo(target.path)).flatMap({ $0.map(Self.identity) }) == expected else {
-        _ = calls.unlink(temporary.path)
-        throw changedMeanwhile
-      }
+      // NB: the file system cannot swap names: the look just before leaves only the instant
+      // between it and the rename to a writer that ignores the lock.
       try rename(temporary, over: target)
       try syncFolder(folder)
       return
