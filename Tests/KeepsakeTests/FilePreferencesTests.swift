@@ -44,7 +44,7 @@ struct FilePreferencesTests {
   }
 
   @Test(
-    "A suite file with a malformed value is unreadable, with a reason and without the value",
+    "A malformed value is unreadable, with a reason and without the value; its suite reads",
     arguments: [
       (
         #"{"k": {"date": "yesterday"}}"#,
@@ -67,11 +67,13 @@ struct FilePreferencesTests {
     let url = folder.file("suite.json")
     try Data(json.utf8).write(to: url)
     let store = FilePreferences(url: url)
-    let error = try #require(store.lastError as? PreferencesError)
+    #expect(store.readError == nil, "the suite reads; only the key's value does not")
+    let error = try #require(store.readError(forKey: "k") as? PreferencesError)
     #expect(
       error.description
-        == "The preferences file \(url.path) could not be read (\(reason)). It has been left "
-        + "untouched and no changes are written to it until it is repaired or removed.")
+        == "The value of \"k\" in the preferences file \(url.path) could not be read (\(reason)). "
+        + "It has been left untouched, and this key's changes are not written over it; the other "
+        + "keys are read and saved as usual.")
     #expect(!error.description.contains(storedValue))
   }
 
@@ -130,6 +132,52 @@ struct FilePreferencesTests {
       }
     }
     #expect(try Data(contentsOf: folder.file("suite.json")) == garbage)
+  }
+
+  @Test("A value this version cannot read keeps the suite's other keys readable and saved")
+  func unreadableValueKeepsTheOthers() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    // A newer version of the app stores a kind of value this one does not know.
+    try Data(#"{"color": {"rgb": [1, 2, 3]}, "theme": {"string": "dark"}}"#.utf8).write(to: url)
+    let store = FilePreferences(url: url)
+    #expect(store.value(forKey: "theme") == .string("dark"))
+    #expect(store.readError == nil, "the suite as a whole reads")
+    #expect(store.readError(forKey: "theme") == nil)
+    guard
+      case .unreadableValue(_, let key, _)? = store.readError(forKey: "color") as? PreferencesError
+    else {
+      Issue.record(
+        "expected the color's own error, got \(String(describing: store.readError(forKey: "color")))"
+      )
+      return
+    }
+    #expect(key == "color")
+
+    store.set(.string("light"), forKey: "theme")
+    try store.flush()
+    let saved = try JSONValue(reading: Data(contentsOf: url))
+    #expect(saved["theme"] == ["string": "light"])
+    #expect(saved["color"] == ["rgb": [1, 2, 3]], "kept as the newer version wrote it")
+
+    // Its own key's change is refused, not written over the newer version's value.
+    store.set(.string("red"), forKey: "color")
+    #expect(throws: PreferencesError.self) { try store.flush() }
+    #expect(try JSONValue(reading: Data(contentsOf: url))["color"] == ["rgb": [1, 2, 3]])
+  }
+
+  @Test("A key whose value cannot be read reports it as its load error; its neighbours load")
+  func unreadableValueIsThatKeysLoadError() throws {
+    let folder = try TemporaryFolder()
+    try Data(#"{"color": {"rgb": [1, 2, 3]}, "theme": {"string": "dark"}}"#.utf8)
+      .write(to: folder.file("suite.json"))
+    StorageContext.withValue(Self.context(folder)) {
+      @Shared(.appStorage("theme")) var theme = "light"
+      @Shared(.appStorage("color")) var color = "blue"
+      #expect(theme == "dark")
+      #expect($theme.loadError == nil)
+      #expect($color.loadError?.description.contains("\"color\"") == true)
+    }
   }
 
   @Test("A suite is never written past the size it can be read back at")

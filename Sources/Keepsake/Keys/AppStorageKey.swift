@@ -62,7 +62,9 @@ public struct AppStorageKey<Value: Sendable>: SharedKey {
     let store = preferences(in: context)
     guard let stored = coding.read(store, key) else {
       // A suite that could not be read is not a suite without the key.
-      if let error = store.readError { throw SharedLoadError(keyID: id, underlying: error) }
+      if let error = store.readError(forKey: key) {
+        throw SharedLoadError(keyID: id, underlying: error)
+      }
       return nil
     }
     guard let value = coding.decode(stored) else {

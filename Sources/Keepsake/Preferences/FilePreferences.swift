@@ -20,7 +20,8 @@ import Synchronization
 ///   lose neither;
 /// - never overwrites a suite file it cannot read (data-safety rule "A file Keepsake cannot read is
 ///   never overwritten"; see the Data safety article): writes fail with the read error and the file
-///   is left as it is;
+///   is left as it is. A value it cannot read in a suite it can (a kind of value a newer version
+///   of the app stores) is kept as it is in every write, and only its own key reports it;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 package final class FilePreferences: PreferencesStore {
   /// The suite's file.
@@ -33,6 +34,8 @@ package final class FilePreferences: PreferencesStore {
     var lastError: (any Error)?
     /// Why the last read of the suite failed, cleared by the next read that succeeds.
     var readError: (any Error)?
+    /// The values the last read could not read, each with why.
+    var unreadableValues: [String: PreferencesError] = [:]
     var observers = KeyedObservers()
   }
 
@@ -96,6 +99,10 @@ package final class FilePreferences: PreferencesStore {
 
   package var readError: (any Error)? { state.withLock { $0.readError } }
 
+  package func readError(forKey key: String) -> (any Error)? {
+    state.withLock { $0.readError ?? $0.unreadableValues[key] }
+  }
+
   package func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
@@ -133,15 +140,18 @@ package final class FilePreferences: PreferencesStore {
     }
     guard !changes.isEmpty else { return state.withLock { $0.lastError } }
     do {
-      let merged = try withFileLock { () throws -> [String: PreferenceValue] in
-        var merged = try readFile() ?? [:]
-        for key in changes { merged[key] = values[key] }
-        // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty
-        // printed, for people who open it, which Keepsake's compact encoder does not do; it
-        // is small, so the faster codec would save little. It is read through `JSONCoding`.
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        let data = try encoder.encode(merged)
+      var refused: PreferencesError?
+      let merged = try withFileLock { () throws -> Suite in
+        var merged = try readFile() ?? Suite()
+        for key in changes {
+          // A value this version cannot read is never written over (it is another version's).
+          if let unreadable = merged.unreadable[key] {
+            refused = unreadable.error
+            continue
+          }
+          merged.values[key] = values[key]
+        }
+        let data = try encode(merged)
         guard data.count <= maximumSize else {
           throw FileSystemError(
             .write, path: url.path,
@@ -151,6 +161,14 @@ package final class FilePreferences: PreferencesStore {
         return merged
       }
       adopt(merged)
+      if let refused {
+        let keys = changes.filter { merged.unreadable[$0] != nil }
+        state.withLock { state in
+          state.dirty.formUnion(keys)
+          state.lastError = refused
+        }
+        return refused
+      }
       state.withLock { $0.lastError = nil }
       return nil
     } catch {
@@ -166,7 +184,7 @@ package final class FilePreferences: PreferencesStore {
   /// Re-reads the suite, taking other processes' values for keys this process has not changed.
   private func reloadFromDisk() -> (any Error)? {
     do {
-      adopt(try readFile() ?? [:])
+      adopt(try readFile() ?? Suite())
       state.withLock { $0.readError = nil }
       return nil
     } catch {
@@ -192,31 +210,78 @@ package final class FilePreferences: PreferencesStore {
     }
   }
 
-  private func adopt(_ disk: [String: PreferenceValue]) {
+  private func adopt(_ disk: Suite) {
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
       var changed: Set<String> = []
-      for key in Set(disk.keys).union(state.values.keys) where !state.dirty.contains(key) {
-        if state.values[key] != disk[key] {
-          state.values[key] = disk[key]
+      for key in Set(disk.values.keys).union(state.values.keys) where !state.dirty.contains(key) {
+        if state.values[key] != disk.values[key] {
+          state.values[key] = disk.values[key]
           changed.insert(key)
         }
       }
+      let unreadable = disk.unreadable.mapValues(\.error)
+      for key in Set(unreadable.keys).symmetricDifference(state.unreadableValues.keys) {
+        changed.insert(key)
+      }
+      state.unreadableValues = unreadable
       return state.observers.callbacks { changed.contains($0) }
     }
     for callback in callbacks { callback() }
   }
 
-  private func readFile() throws -> [String: PreferenceValue]? {
+  /// A suite as read: the values this version reads, and those it cannot, kept as they are.
+  private struct Suite {
+    var values: [String: PreferenceValue] = [:]
+    var unreadable: [String: (stored: JSONValue, error: PreferencesError)] = [:]
+  }
+
+  private func readFile() throws -> Suite? {
     guard let data = try fileSystem.contents(of: url, maximumSize: maximumSize) else { return nil }
+    // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
+    // codec), whose messages name types and keys but never a stored value, so their detail can
+    // be part of the description.
+    let members: [String: JSONValue]
     do {
-      return try JSONCoding.decode([String: PreferenceValue].self, from: data)
+      guard case .object(let object) = try JSONValue(reading: data) else {
+        throw PreferencesError.unreadable(path: url.path, reason: "it is not a JSON object")
+      }
+      members = object
+    } catch let error as PreferencesError {
+      throw error
     } catch {
-      // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
-      // codec), whose messages name types and keys but never a stored value, so their detail
-      // can be part of the description.
       throw PreferencesError.unreadable(
         path: url.path, reason: ErrorMessage.reason(error, includingDetail: true))
     }
+    var suite = Suite()
+    for (key, member) in members {
+      do {
+        // NB: inside an object of its key, so an error's path names the key, as when the
+        // suite was decoded whole.
+        let one = JSONValue.object([key: member]).jsonData()
+        suite.values[key] = try JSONCoding.decode([String: PreferenceValue].self, from: one)[key]
+      } catch {
+        let reason = ErrorMessage.reason(error, includingDetail: true)
+        suite.unreadable[key] = (
+          member, PreferencesError.unreadableValue(path: url.path, key: key, reason: reason)
+        )
+      }
+    }
+    return suite
+  }
+
+  /// The suite's bytes: pretty printed with sorted keys, for people who open it, and with the
+  /// values this version cannot read as they were.
+  private func encode(_ suite: Suite) throws -> Data {
+    // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty printed,
+    // which Keepsake's compact encoder does not do; it is small, so the faster codec would save
+    // little. It is read through `JSONCoding`.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    let data = try encoder.encode(suite.values)
+    guard !suite.unreadable.isEmpty else { return data }
+    guard case .object(var members) = try JSONValue(reading: data) else { return data }
+    for (key, unreadable) in suite.unreadable { members[key] = unreadable.stored }
+    return JSONValue.object(members).jsonData(prettyPrinted: true)
   }
 
   private func withFileLock<T>(_ body: () throws -> T) throws -> T {

@@ -30,12 +30,19 @@ package protocol PreferencesStore: Sendable {
 
   /// Why the suite as a whole could not be read, if it could not.
   var readError: (any Error)? { get }
+
+  /// Why `key`'s stored value could not be read, if it could not: the suite as a whole, or
+  /// that one value.
+  func readError(forKey key: String) -> (any Error)?
 }
 
 extension PreferencesStore {
   /// Why the suite as a whole could not be read, if it could not: its keys without a value
   /// report it as their load error rather than show their defaults as if nothing were stored.
   package var readError: (any Error)? { nil }
+
+  /// The suite's read error: a store that reads its suite whole has no error of one key.
+  package func readError(forKey key: String) -> (any Error)? { readError }
 
   /// The stored value, as it is: a store without a URL form of its own keeps URLs as
   /// ``PreferenceValue/url(_:)``.
