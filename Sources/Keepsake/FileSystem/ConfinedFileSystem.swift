@@ -75,6 +75,10 @@ struct ConfinedFileSystem: FileSystem {
     try base.writeAtomically(data, to: confine(url))
   }
 
+  func writePrivately(_ data: Data, to url: URL) throws {
+    try base.writePrivately(data, to: confine(url))
+  }
+
   func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
     try base.lockExclusively(confine(url), timeout: timeout)
   }

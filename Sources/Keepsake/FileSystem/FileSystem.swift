@@ -48,6 +48,11 @@ package protocol FileSystem: Sendable {
   /// - Throws: ``FileSystemError``; on failure the previous file is untouched.
   func writeAtomically(_ data: Data, to url: URL) throws
 
+  /// ``writeAtomically(_:to:)`` for a file only its owner may read (this device's own state:
+  /// versions of the user's data kept as merge bases, the device's ID): created with mode 0600
+  /// in its `open`, in folders created with mode 0700.
+  func writePrivately(_ data: Data, to url: URL) throws
+
   /// Writes `data` as a new file at `url`, atomically and durably, and never in place of
   /// anything already there: for the copies Keepsake keeps beside a file, which must never
   /// replace each other.
@@ -328,6 +333,11 @@ extension FileSystem {
 
   /// Doubles that wrap a disk keep their folders.
   package func folderExists(_ url: URL) -> Bool { true }
+
+  /// Doubles have no permissions to set.
+  package func writePrivately(_ data: Data, to url: URL) throws {
+    try writeAtomically(data, to: url)
+  }
 
   /// Doubles have a single user.
   package func belongsWithStore(_ url: URL, store: URL) -> Bool { true }

@@ -156,6 +156,14 @@ package struct LocalFileSystem: FileSystem {
   }
 
   package func writeAtomically(_ data: Data, to url: URL) throws {
+    try writeAtomically(data, to: url, privately: false)
+  }
+
+  package func writePrivately(_ data: Data, to url: URL) throws {
+    try writeAtomically(data, to: url, privately: true)
+  }
+
+  private func writeAtomically(_ data: Data, to url: URL, privately: Bool) throws {
     // Write through a symbolic link to its target, so the link survives, also a link whose
     // target does not exist yet (its target is created).
     let target = try resolve(url, for: .write)
@@ -163,9 +171,11 @@ package struct LocalFileSystem: FileSystem {
     // NB: a file that exists has its folder: a `mkdir` for nothing on every save was one of the
     // system calls a transaction made twice.
     let existing = try fileInfo(target.path)
-    if existing == nil { try createFolder(folder) }
+    if existing == nil { try createFolder(folder, mode: privately ? 0o700 : 0o777) }
+    // NB: a private file is never wider than 0600, even over an older file that was.
+    let carried = privately ? nil : existing.map { (target.path, $0) }
     let temporary = try writeTemporary(
-      besides: target, carrying: existing.map { (target.path, $0) }
+      besides: target, carrying: carried, mode: privately ? 0o600 : 0o666
     ) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
@@ -593,8 +603,8 @@ package struct LocalFileSystem: FileSystem {
   /// only once the parent is flushed: without that, a first save into a new folder could be
   /// acknowledged and then lost with the folder (found by the power-loss campaign under the
   /// POSIX model).
-  func createFolder(_ folder: URL) throws {
-    if calls.mkdir(folder.path, 0o777) == 0 {
+  func createFolder(_ folder: URL, mode: mode_t = 0o777) throws {
+    if calls.mkdir(folder.path, mode) == 0 {
       try syncFolder(folder.deletingLastPathComponent())
       return
     }
@@ -602,8 +612,8 @@ package struct LocalFileSystem: FileSystem {
     guard errno == ENOENT, folder.pathComponents.count > 1 else {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
-    try createFolder(folder.deletingLastPathComponent())
-    if calls.mkdir(folder.path, 0o777) == 0 {
+    try createFolder(folder.deletingLastPathComponent(), mode: mode)
+    if calls.mkdir(folder.path, mode) == 0 {
       try syncFolder(folder.deletingLastPathComponent())
     } else if errno != EEXIST {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))

@@ -102,7 +102,7 @@ struct BaseStore: Sendable {
     }
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
     let id = String((0..<7).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
-    try fileSystem.writeAtomically(Data((id + "\n").utf8), to: url)
+    try fileSystem.writePrivately(Data((id + "\n").utf8), to: url)
     remember(id, at: url)
     return id
   }
@@ -177,7 +177,7 @@ struct BaseStore: Sendable {
     }
     let stamp = Self.nextStamp()
     let name = Self.name(stamp: stamp, kind: kind, hash: hash, parents: parents)
-    try? fileSystem.writeAtomically(data, to: folder(for: file).appendingPathComponent(name))
+    try? fileSystem.writePrivately(data, to: folder(for: file).appendingPathComponent(name))
     let all =
       [Record(name: name, stamp: stamp, kind: kind, hash: hash, parents: parents)] + existing
     evict(all, versionSize: data.count, keeping: keeping, of: file)

@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeTesting
 import Testing
 
 @testable import Keepsake
@@ -45,6 +46,34 @@ struct BaseStoreTests {
     store.record(version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
     let stored = disk.files.keys.filter { $0.hasPrefix(store.root.path + "/versions/") }
     #expect(stored.count == 1)
+  }
+
+  @Test("Its versions of the user's data are its owner's only: files 0600, in folders 0700")
+  func privateToItsOwner() throws {
+    let folder = try TemporaryFolder()
+    let root = folder.url.appendingPathComponent("state/keepsake")
+    let store = BaseStore(fileSystem: LocalFileSystem(), root: root)
+    _ = try store.deviceID()
+    store.record(version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
+    let manager = FileManager.default
+    var checked = 0
+    let everything = try #require(manager.enumerator(atPath: root.path))
+    for case let path as String in everything {
+      let attributes = try manager.attributesOfItem(atPath: root.path + "/" + path)
+      let mode = (attributes[FileAttributeKey.posixPermissions] as? Int ?? 0) & 0o777
+      let isFolder = attributes[FileAttributeKey.type] as? FileAttributeType == .typeDirectory
+      // NB: lock files are empty: they hold nothing to read.
+      if path.hasSuffix(".lock") { continue }
+      if isFolder {
+        if path.hasPrefix("versions") {
+          #expect(mode == 0o700, "\(path): \(String(mode, radix: 8))")
+        }
+      } else {
+        #expect(mode == 0o600, "\(path): \(String(mode, radix: 8))")
+        checked += 1
+      }
+    }
+    #expect(checked == 2, "the device's ID and one version")
   }
 
   @Test("The device's ID is made once and read back by every later store, as after a restart")
