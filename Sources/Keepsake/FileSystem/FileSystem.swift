@@ -309,10 +309,11 @@ package struct FileIdentity: Hashable, Sendable {
     return inode == other.inode && size == other.size && modified == other.modified
   }
 
-  /// Whether the file's times are whole seconds, as on file systems that keep no finer times
-  /// (FAT, HFS+, ext3 with small inodes, many network shares): an edit within the same second
-  /// then keeps the identity, and only the bytes tell.
-  /// A change time of 0 is unknown (file system doubles): nothing is assumed.
+  /// Whether the file's times are whole seconds.
+  ///
+  /// File systems that keep no finer times (FAT, HFS+, ext3 with small inodes, many network
+  /// shares) give an edit within the same second the same identity: only the bytes tell. A
+  /// change time of 0 is unknown (file system doubles): nothing is assumed.
   package var hasWholeSecondTimes: Bool {
     changed != 0 && modified % 1_000_000_000 == 0 && changed % 1_000_000_000 == 0
   }
