@@ -4,10 +4,11 @@ import Keepsake
 import KeepsakeTesting
 import Testing
 
-/// Two versions of the drafts program sharing one store, as after an update on one device of
-/// two: the real `drafts` program (format version 3) and a newer app whose format is version 4
-/// (`body` renamed `content`). Neither loses what the other wrote, in either order (the format
-/// guide, "What an older and a newer version do to each other's data").
+/// Two versions of the drafts program sharing one store, as after an update on one device.
+///
+/// The real `drafts` program (format version 3) and a newer app whose format is version 4
+/// (`body` renamed `content`): neither loses what the other wrote, in either order (the format
+/// guide, "What two versions of an app do to each other's data").
 @Suite("drafts programs of two format versions sharing one store")
 struct DraftsVersionsTests {
   /// A draft as the newer version stores it.

@@ -63,10 +63,12 @@ extension DraftsCommand {
   }
 
   /// Adds a draft to a store written by a newer version of the program, which this one cannot
-  /// read: the store is left untouched, and the new draft is kept durably beside it (as every
-  /// refused change is), in this version's format with what it was based on, so the newer
-  /// version merges it into the store when it next opens it. The command still fails: the draft
-  /// is not in the store yet, and this program cannot list or edit it.
+  /// read.
+  ///
+  /// The store is left untouched, and the new draft is kept durably beside it (as every refused
+  /// change is), in this version's format with what it was based on, so the newer version
+  /// merges it into the store when it next opens it. The command still fails: the draft is not
+  /// in the store yet, and this program cannot list or edit it.
   @MainActor
   private func keepForNewerVersion(
     _ text: String, store: Store<Inbox.State, Inbox.Action>, drafts: Shared<[Draft]>,
