@@ -63,6 +63,9 @@ struct SimulationCampaignTests {
       // A program that ignores the lock renames its edit in while a save runs, after the save
       // looked: the save's swap takes it out and gives it back.
       "p3 f1 | oa:mid-save S2a s2a s2a s2a s2a",
+      // The lock file removed while a transaction holds it: another process takes a lock of its
+      // own and saves; the commit must see that save and merge it.
+      "p2 f1 | B0a s0a s0a s0a m0a oa:lock-removed m1a S1a s1a s1a s1a s1a s1a C0a s0a s0a s0a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

@@ -28,6 +28,8 @@ final class OutsideWriter: @unchecked Sendable {
     /// The temporary file renamed over the target, inside the next save of it if one comes
     /// first (see ``OutsideWriter/landDuringSave(_:)``).
     case renameDuringSave(Data)
+    /// The file's lock file removed: whoever holds the lock no longer keeps others out.
+    case removeLockFile
   }
 
   private struct Operation {
@@ -123,6 +125,8 @@ final class OutsideWriter: @unchecked Sendable {
       ]
     case .midSave:
       steps = [.writeTemporary(edited), .renameDuringSave(edited)]
+    case .lockRemoved:
+      steps = [.removeLockFile]
     }
     operations[file.rawValue] = Operation(
       style: edit.style, steps: steps, basedOn: disk.versions[file.rawValue],
@@ -197,6 +201,8 @@ final class OutsideWriter: @unchecked Sendable {
     case .create(let data):
       disk.replaceInode(at: path)
       disk.write(data, at: path, by: operation.style, basedOn: operation.basedOn)
+    case .removeLockFile:
+      disk.removeLockFile(of: path)
     case .writeKeepingTime(let data):
       guard disk.bytes(file) != nil else { break }
       let modified = disk.modifiedTime(at: path)

@@ -163,6 +163,7 @@ struct ProcessFileSystem: FileSystem {
     }
     if let file { process.refusedSince[file] = nil }
     process.held.append(held)
+    disk.tookLock(of: SimulatedDisk.path(url), held)
     return FileLock { held.release() }
   }
 }

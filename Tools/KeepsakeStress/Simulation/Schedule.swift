@@ -368,4 +368,8 @@ public enum OutsideStyle: String, Sendable, CaseIterable {
   /// that save looked at the file and before its own rename (or at the next step, when no save
   /// comes first).
   case midSave = "mid-save"
+  /// The lock file removed while a process holds it (`rm *.lock`, `git clean`, a sync engine
+  /// that syncs it): the next process takes a lock of its own, so two may write at once (one
+  /// step; the file itself is not changed).
+  case lockRemoved = "lock-removed"
 }

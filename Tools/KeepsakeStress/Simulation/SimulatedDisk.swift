@@ -30,6 +30,8 @@ final class SimulatedDisk: @unchecked Sendable {
   /// for (a request, a transaction, an exit), rather than a save Keepsake started on its own.
   var gapFillerAsked = [false, false]
   private var inodes: [String: Int] = [:]
+  /// The lock each file's lock file was last taken with (see ``removeLockFile(of:)``).
+  private var lockHolders: [String: FileLock] = [:]
   /// Modification times writers put back (see ``putBackModifiedTime(_:at:)``).
   private var keptModifiedTimes: [String: Int64] = [:]
   private var nextInode = 1
@@ -104,6 +106,19 @@ final class SimulatedDisk: @unchecked Sendable {
   }
 
   func removeInode(at path: String) { inodes[path] = nil }
+
+  // MARK: - Locks
+
+  /// A process took the lock of the file at `path` with `lock`.
+  func tookLock(of path: String, _ lock: FileLock) { lockHolders[path] = lock }
+
+  /// The lock file of the file at `path` is removed: the next process to lock the file makes a
+  /// new one and gets its lock, while the holder still believes it holds the lock. (Releasing
+  /// the holder's lock is how the in-memory disk models this; the holder's own release later
+  /// does nothing, as a lock on a removed file keeps nobody out.)
+  func removeLockFile(of path: String) {
+    lockHolders.removeValue(forKey: path)?.release()
+  }
 
   // MARK: - Times
 
