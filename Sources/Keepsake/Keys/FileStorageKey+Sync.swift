@@ -183,16 +183,19 @@ extension FileStorageKey {
 
 extension FileStorageKey: SyncReportingKey {
   func reportSyncConflicts(
-    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void
+    fallback: Value, timing: ReportTiming = .live,
+    to report: @escaping @Sendable (SharedConflict) -> Void
   ) {
-    sync.state.attach(fallback: fallback, report: report)
+    sync.state.attach(fallback: fallback, timing: timing, report: report)
   }
 }
 
 /// A key that resolves conflicts on its own (a sync engine's copies of its file) and tells its
 /// reference through this channel, so they reach ``Shared/lastConflict``.
 protocol SyncReportingKey<Value>: SharedKey {
-  /// Connects the reference: `fallback` is its default, `report` takes each conflict.
+  /// Connects the reference: `fallback` is its default, `report` takes each conflict, spaced
+  /// out on `timing`.
   func reportSyncConflicts(
-    fallback: Value, to report: @escaping @Sendable (SharedConflict) -> Void)
+    fallback: Value, timing: ReportTiming,
+    to report: @escaping @Sendable (SharedConflict) -> Void)
 }

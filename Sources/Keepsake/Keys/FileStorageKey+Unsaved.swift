@@ -87,23 +87,41 @@ extension FileStorageKey {
     let folder = file.deletingLastPathComponent()
     guard let lock = try? lock(in: context, timeout: FileLock.defaultTimeout) else { return }
     defer { lock.release() }
+    // NB: one report for all it took in, as `lastConflict` holds one: so at most one change
+    // that needs a conflict copy is taken in per pass; another waits, kept, for the next load.
+    var report: SharedConflict?
     for name in names {
       let url = folder.appendingPathComponent(name)
-      let resolution: SharedConflict.Resolution?
+      let taken: (resolution: SharedConflict.Resolution, copy: URL?)?
       if Quarantine.isCopy(
         named: name, of: file.lastPathComponent, marker: Quarantine.unsavedMarker)
       {
-        resolution = try? adoptUnsavedChange(at: url, in: context)
+        taken = try? adoptUnsavedChange(
+          at: url, in: context, keepingCopy: !Self.keepsCopy(report))
+      } else if !Self.keepsCopy(report) {
+        taken = (try? keepSwappedOut(at: url, in: context)).map { ($0, nil) }
       } else {
-        resolution = try? keepSwappedOut(at: url, in: context)
+        taken = nil
       }
-      guard let resolution else { continue }
+      guard let taken else { continue }
       try? fileSystem.removeItem(at: url)
-      if case .merged(overlapping: []) = resolution, name.contains(TemporaryFile.swappedOutMarker) {
+      if case .merged(overlapping: []) = taken.resolution,
+        name.contains(TemporaryFile.swappedOutMarker)
+      {
         continue
       }
-      sync.state.report(SharedConflict(keyID: id, url: file, resolution: resolution))
+      let conflict = SharedConflict(
+        keyID: id, url: file, resolution: taken.resolution, copy: taken.copy)
+      if !Self.keepsCopy(report) { report = conflict }
     }
+    if let report { sync.state.report(report) }
+  }
+
+  /// Whether `conflict` kept another version in a copy the app must hear of.
+  private static func keepsCopy(_ conflict: SharedConflict?) -> Bool {
+    guard let conflict else { return false }
+    if case .keptBoth = conflict.resolution { return true }
+    return conflict.copy != nil
   }
 
   /// Keeps the file at `url`, swapped out of the file's place by a save that died before it put
@@ -121,10 +139,13 @@ extension FileStorageKey {
     return .keptBoth(copy: try keepConflictCopy(data, in: context).url)
   }
 
-  /// Merges the unsaved change at `url` into the file, under the file's lock.
+  /// Merges the unsaved change at `url` into the file, under the file's lock, as any writer's
+  /// change merges: field by field where the value merges so, a field changed on both sides
+  /// keeping the kept change's and the file's version as a conflict copy (returned), and the
+  /// members of the file this model does not read kept.
   private func adoptUnsavedChange(
-    at url: URL, in context: StorageContext
-  ) throws -> SharedConflict.Resolution {
+    at url: URL, in context: StorageContext, keepingCopy: Bool
+  ) throws -> (resolution: SharedConflict.Resolution, copy: URL?) {
     let fileSystem = context.fileSystem
     guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize * 2 + 4096)
     else { throw FileSystemError(.read, path: url.path, reason: .posix(code: ENOENT)) }
@@ -140,15 +161,31 @@ extension FileStorageKey {
     let theirs = try decode(stored)
     // A value that does not merge keeps the change where it is: it is a copy of its own,
     // which `keepsake quarantined` lists and `keepsake restore` can put back.
-    guard let merge, let base = try kept.baseData.map(decode) else {
-      throw FileSystemError(.write, path: url.path, reason: .alreadyExists)
+    let keepsChange = FileSystemError(.write, path: url.path, reason: .alreadyExists)
+    guard let base = try kept.baseData.map(decode) else { throw keepsChange }
+    let merged: Value
+    let conflicts: [String]
+    switch mergeByField(base: base, ours: ours, theirs: theirs) {
+    case .merged(let value, let fieldConflicts):
+      (merged, conflicts) = (value, fieldConflicts)
+    case .keepBoth:
+      throw keepsChange
+    case .notApplicable:
+      guard let merge else { throw keepsChange }
+      let result = merge.merge(base: base, ours: ours, theirs: theirs)
+      (merged, conflicts) = (result.value, result.conflicts)
     }
-    let result = merge.merge(base: base, ours: ours, theirs: theirs)
-    let merged = result.value
-    let resolution = SharedConflict.Resolution.merged(overlapping: result.conflicts)
+    // Theirs is kept durably before ours replaces it, when a field changed on both sides.
+    if mergesByField && !conflicts.isEmpty && !keepingCopy { throw keepsChange }
+    let copy =
+      mergesByField && !conflicts.isEmpty ? try keepConflictCopy(stored, in: context).url : nil
+    // NB: what the file holds that this model does not read is written back, as every save
+    // does: the document read is the file's.
+    known.noteRead(stored, value: theirs)
     try fileSystem.replaceAtomically(
-      try encode(merged), at: file, expecting: identity, creatingFolder: false)
-    return resolution
+      keepingUnknownMembers(try encode(merged)), at: file, expecting: identity,
+      creatingFolder: false)
+    return (.merged(overlapping: conflicts), copy)
   }
 }
 

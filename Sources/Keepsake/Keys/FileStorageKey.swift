@@ -122,6 +122,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       syncDidRead(nil, in: context)
       return nil
     }
+    // NB: seen before it is decoded: a file this key could not read, then removed, is a
+    // removal (a replacement may be on its way), not "no file, as ever".
+    known.saw(identity)
     let value = try decodeFile(data)
     known.set(identity)
     known.noteRead(data, value: value)
@@ -311,7 +314,7 @@ extension FileStorageKey: CoordinatedKey {
     let last = known.get()
     // NB: a file this key looked at but did not take in yet (a change of ours was pending) and
     // that is gone now was removed: not "no file, as ever" (a replacement may be on its way).
-    let removedUnseen = identity == nil && last == nil && known.seen() != nil
+    let removedUnseen = identity == nil && last == nil && known.lookedAtRemovedFile()
     known.saw(identity)
     if identity == last && !(rereading && identity != nil) && !removedUnseen {
       guard let identity, let digest = known.digestToCompare(identity) else { return .unchanged }
@@ -422,6 +425,10 @@ final class KnownFile: Sendable {
     /// Whether the key has known a file at its name (read one or written one), so that its
     /// folder, if it disappears, was removed rather than never made.
     var hadFile = false
+    /// Whether the last file seen at the name, never taken in, was removed: until a file is
+    /// seen or written there again, the empty name is a removal, however often it is looked
+    /// at.
+    var removedUnseen = false
   }
   private let state = Mutex(State())
   func get() -> FileIdentity? { state.withLock { $0.identity } }
@@ -429,15 +436,27 @@ final class KnownFile: Sendable {
     state.withLock {
       $0.identity = value
       $0.seen = value
-      if value != nil { $0.hadFile = true }
+      if value != nil {
+        $0.hadFile = true
+        $0.removedUnseen = false
+      }
     }
   }
   /// Records what a look at the file found (`nil`: no file).
   func saw(_ value: FileIdentity?) {
     state.withLock {
+      if value == nil, $0.identity == nil, $0.seen != nil { $0.removedUnseen = true }
       $0.seen = value
-      if value != nil { $0.hadFile = true }
+      if value != nil {
+        $0.hadFile = true
+        $0.removedUnseen = false
+      }
     }
+  }
+  /// Whether the name is empty because a file the key saw there, and never took in, was
+  /// removed (see `State.removedUnseen`).
+  func lookedAtRemovedFile() -> Bool {
+    state.withLock { $0.removedUnseen || ($0.identity == nil && $0.seen != nil) }
   }
   func seen() -> FileIdentity? { state.withLock { $0.seen } }
 

@@ -138,7 +138,8 @@ struct PersistenceMachine: Sendable {
     /// The key resolved a conflict on its own (a sync engine's copy of its file, merged or kept):
     /// the app is told, as of another process's save.
     case conflictReported(
-      SharedConflict.Resolution, otherDevice: SyncedVersion?, byAnotherProcess: Bool = false)
+      SharedConflict.Resolution, otherDevice: SyncedVersion?, byAnotherProcess: Bool = false,
+      copy: URL? = nil)
     /// The result of a step, see ``Step``.
     case checked(pending: Bool)
     case locked
@@ -242,6 +243,9 @@ struct PersistenceMachine: Sendable {
     var prunedCopies: [URL] = []
     /// Where theirs was kept when a merge kept ours for fields changed on both sides.
     var keptCopy: URL?
+    /// The last copy this job kept (either kind): on disk whatever happens next, so the app
+    /// hears of it even when the job then fails (a race, then a file it cannot read).
+    var madeCopy: (resolution: SharedConflict.Resolution, url: URL)?
     /// When the job started waiting for a busy lock.
     var lockWaitStarted: Duration?
     /// Whether the job started as a reload or a load (it ends a background first load).
@@ -302,6 +306,8 @@ struct PersistenceMachine: Sendable {
   private(set) var wantsSave = false
   /// Where the wait for a removed file to be put back is (see ``replacementGrace``).
   private(set) var replacement = ReplacementWait.none
+  /// Whether the process is exiting: a save then never waits for a removed file to come back.
+  private(set) var exiting = false
 
   /// The wait for a removed file to be put back.
   enum ReplacementWait: Sendable, Equatable {
@@ -401,6 +407,8 @@ struct PersistenceMachine: Sendable {
     case .request(let purpose, let waiter, let insideTransaction):
       return request(purpose, waiter, insideTransaction: insideTransaction)
     case .exiting:
+      // Nothing waits for a removed file from now on: the process has no time left to wait.
+      exiting = true
       // NB: invariant 2: a transaction still open at exit is abandoned, not half written.
       if inTransaction || job != nil { return [] }
       return start(.save(force: false), waiters: [])
@@ -410,9 +418,9 @@ struct PersistenceMachine: Sendable {
       guard isLoading != loading else { return [] }
       isLoading = loading
       return [.publish(.isLoading)]
-    case .conflictReported(let resolution, let otherDevice, let byAnotherProcess):
+    case .conflictReported(let resolution, let otherDevice, let byAnotherProcess, let copy):
       lastConflict = LastConflict(
-        resolution: resolution, pruned: [], otherDevice: otherDevice,
+        resolution: resolution, pruned: [], otherDevice: otherDevice, copy: copy,
         keptByAnotherProcess: byAnotherProcess)
       return [.publish(.lastConflict)]
     default:
@@ -538,7 +546,7 @@ struct PersistenceMachine: Sendable {
     job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
     // NB: a save someone waits for (`save()`, `flush()`, the exit) ends the wait for a removed
     // file as its end would: an acknowledged save is on disk when it returns.
-    job?.patient = patient && waiters.isEmpty && replacement != .over
+    job?.patient = patient && waiters.isEmpty && replacement != .over && !exiting
     switch purpose {
     case .reload, .load: job?.reads = true
     default: break
@@ -686,7 +694,9 @@ struct PersistenceMachine: Sendable {
         // Invariant 1: a reload met a pending change; it goes on as a save, under the lock,
         // through the merge, so whoever waits for the load sees the change kept.
         job.purpose = .save(force: false)
-        job.patient = job.waiters.isEmpty && replacement != .over
+        // NB: whoever waits for a load waits for the read, not for this save: a removed file
+        // is still waited for.
+        job.patient = (job.waiters.isEmpty || job.reads) && replacement != .over && !exiting
         if case .file = kind { return .step(.lock) }
         return .step(.saveToKey)
       }
@@ -710,6 +720,7 @@ struct PersistenceMachine: Sendable {
       } else {
         job.conflict = .keptBoth(copy: url)
       }
+      job.madeCopy = job.conflict.map { ($0, url) }
       job.prunedCopies = pruned
       return .step(.write)
     case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
@@ -802,6 +813,13 @@ struct PersistenceMachine: Sendable {
       effects.append(.saveIsArmed(false))
     default:
       break
+    }
+    if job.failure != nil, let made = job.madeCopy {
+      // The save failed after it kept theirs beside the file: the copy is there all the same.
+      let copy: URL? = if case .keptBoth = made.resolution { nil } else { made.url }
+      lastConflict = LastConflict(
+        resolution: made.resolution, pruned: job.prunedCopies, copy: copy)
+      effects.append(.publish(.lastConflict))
     }
     if case .save = job.purpose, !job.patient, replacement == .over {
       // The save that follows the grace ran, whatever it found.

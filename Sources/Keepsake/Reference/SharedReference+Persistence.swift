@@ -217,13 +217,15 @@ extension SharedReference {
           switch byField ?? .notApplicable {
           case .merged(let value, let conflicts):
             current = value
-            base = theirs
-            adopted = .some(identity)
             changed = true
             result.conflict = .merged(overlapping: conflicts)
-            if !conflicts.isEmpty {
+            if conflicts.isEmpty {
+              base = theirs
+              adopted = .some(identity)
+            } else {
               // A field changed on both sides keeps ours; theirs is kept beside the file.
               work.copy = data
+              work.readOnceCopied = (theirs, identity)
               result.copy = true
             }
           case .keepBoth:
@@ -267,9 +269,15 @@ extension SharedReference {
       return .copied(URL(fileURLWithPath: "/"), pruned: [])
     }
     work.copy = nil
+    let read = work.readOnceCopied
+    work.readOnceCopied = nil
     do {
       // Theirs is kept durably before ours replaces it: a crash in between loses neither.
       let kept = try coordinated.keepConflictCopy(data, in: context)
+      if let read {
+        storage.withLock { _ in base = read.base }
+        coordinated.remember(read.identity)
+      }
       return .copied(kept.url, pruned: kept.pruned)
     } catch {
       work.plan = nil
@@ -436,6 +444,10 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var change: StoredChange<Value>?
   /// The bytes of theirs, to keep as a conflict copy.
   var copy: Data?
+  /// What a merge that keeps theirs in a copy takes as read (the base, the file's identity),
+  /// once that copy is on disk: until then a failed copy leaves the file unread, and the next
+  /// save merges it again, copy and all.
+  var readOnceCopied: (base: Value, identity: FileIdentity?)?
   /// The value to write, and its generation.
   var plan: (value: Value, generation: UInt64)?
   /// The value an open transaction began with, and whether it was saved then.

@@ -196,11 +196,15 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   private func watch(fallback: Value, loadsLater: Bool) {
     // Devices: a sync engine's copies, merged by the key (`Sync/`), are reported to the machine
     // like another process's save.
-    file?.key.reportSyncConflicts(fallback: fallback) { [weak self] conflict in
+    let scheduler = context.scheduler
+    let timing = ReportTiming(
+      now: { scheduler.now() },
+      after: { [weak self] delay, work in self?.lane.after(delay, work) })
+    file?.key.reportSyncConflicts(fallback: fallback, timing: timing) { [weak self] conflict in
       self?.send(
         .conflictReported(
           conflict.resolution, otherDevice: conflict.otherDevice,
-          byAnotherProcess: conflict.keptByAnotherProcess))
+          byAnotherProcess: conflict.keptByAnotherProcess, copy: conflict.copy))
     }
     let subscription = key.subscribe(in: context) { [weak self] in
       self?.outsideChange()

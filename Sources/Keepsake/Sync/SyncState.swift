@@ -113,11 +113,18 @@ final class SyncState: Sendable {
 
   /// Connects the reference: its default (the base when no common version is known) and where
   /// conflicts go; reports made before (by the merge at load) are delivered now.
+  ///
+  /// `timing` is the reference's clock and how it runs work later (its scheduler's): reports
+  /// are spaced out on it, so a test's or a simulation's clock drives them too.
   func attach<Value: Sendable>(
-    fallback: Value, report: @escaping @Sendable (SharedConflict) -> Void
+    fallback: Value, timing: ReportTiming = .live,
+    report: @escaping @Sendable (SharedConflict) -> Void
   ) {
     attachedFallback.withLock { $0 = FallbackBox(value: fallback) }
-    fields.withLock { $0.report = report }
+    fields.withLock {
+      $0.report = report
+      $0.timing = timing
+    }
     deliver()
   }
 
@@ -144,25 +151,27 @@ final class SyncState: Sendable {
   /// Delivers the next pending report, unless one was delivered less than ``reportSpacing``
   /// ago: then it comes later, on the sync queue.
   private func deliver() {
-    let (next, report, wait) = fields.withLock {
-      fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?) in
-      guard let report = fields.report, !fields.pendingReports.isEmpty, !fields.deliveryScheduled
-      else { return (nil, nil, nil) }
+    let (next, report, wait, timing) = fields.withLock {
+      fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?, ReportTiming?)
+      in
+      guard let report = fields.report, let timing = fields.timing,
+        !fields.pendingReports.isEmpty, !fields.deliveryScheduled
+      else { return (nil, nil, nil, nil) }
       // NB: the clock only when there is something to deliver: every file key's creation
       // attaches, with nothing pending.
-      let now = ContinuousClock.now
-      if let last = fields.lastDelivery, last.duration(to: now) < Self.reportSpacing {
+      let now = timing.now()
+      if let last = fields.lastDelivery, now - last < Self.reportSpacing {
         fields.deliveryScheduled = true
-        return (nil, nil, Self.reportSpacing - last.duration(to: now))
+        return (nil, nil, Self.reportSpacing - (now - last), timing)
       }
       fields.lastDelivery = now
-      return (fields.pendingReports.removeFirst(), report, nil)
+      return (fields.pendingReports.removeFirst(), report, nil, nil)
     }
     if let next, let report {
       report(next)
       if fields.withLock({ !$0.pendingReports.isEmpty }) { deliver() }
-    } else if let wait {
-      Self.queue.asyncAfter(deadline: .now() + wait.timeInterval) { [self] in
+    } else if let wait, let timing {
+      timing.after(wait) { [self] in
         fields.withLock { $0.deliveryScheduled = false }
         deliver()
       }
@@ -288,6 +297,23 @@ private struct SyncStateFields {
   var isActive = true
   /// How many of the file's locks this reference holds now (a save's, a transaction's).
   var locksHeld = 0
-  var lastDelivery: ContinuousClock.Instant?
+  var lastDelivery: Duration?
+  var timing: ReportTiming?
   var deliveryScheduled = false
+}
+
+/// The clock reports are spaced out on, and how work runs later on it: the reference's own
+/// scheduler's, so a test's manual clock or a simulation's virtual one drives them.
+struct ReportTiming: Sendable {
+  let now: @Sendable () -> Duration
+  let after: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+
+  /// Real time, later work on the sync queue.
+  static let live = ReportTiming(
+    now: { .nanoseconds(Int64(bitPattern: DispatchTime.now().uptimeNanoseconds)) },
+    after: { delay, work in
+      SyncState.queue.asyncAfter(deadline: .now() + delay.timeInterval) {
+        work()
+      }
+    })
 }

@@ -71,7 +71,9 @@ final class OutsideWriter: @unchecked Sendable {
     }
     count += 1
     let own = "o\(count)"
-    let edited = file.encode(names + [own], spaced: count % 2 == 0)
+    // The fields of the items it keeps are kept, as an editor keeps what it does not change.
+    let fields = SimulatedDecoding.fields(in: current, of: file)
+    let edited = file.encode(names + [own], fields: fields, spaced: count % 2 == 0)
     let steps: [Step]
     switch edit.style {
     case .atomic:
@@ -121,7 +123,8 @@ final class OutsideWriter: @unchecked Sendable {
     case .keepTime:
       steps = [
         .writeKeepingTime(
-          sameSize(names, own: own, removing: edit.removing, of: file, as: current))
+          sameSize(
+            names, own: own, removing: edit.removing, of: file, fields: fields, as: current))
       ]
     case .midSave:
       steps = [.writeTemporary(edited), .renameDuringSave(edited)]
@@ -138,13 +141,14 @@ final class OutsideWriter: @unchecked Sendable {
   /// for `own` (the schedule's, or else the first), the rest padded with spaces, which JSON
   /// allows.
   private func sameSize(
-    _ names: [String], own: String, removing: Int?, of file: SimulatedFile, as current: Data?
+    _ names: [String], own: String, removing: Int?, of file: SimulatedFile,
+    fields: [String: [String: String]], as current: Data?
   ) -> Data {
     var names = names
     if removing == nil, !names.isEmpty {
       disk.facts.append(.removed(item: names.removeFirst()))
     }
-    var bytes = file.encode(names + [own])
+    var bytes = file.encode(names + [own], fields: fields)
     if let current, bytes.count < current.count {
       bytes += Data(repeating: UInt8(ascii: " "), count: current.count - bytes.count)
     }

@@ -23,6 +23,12 @@ import Foundation
 ///   its last flush the same holds, an item it could not save is still in its memory, and a
 ///   process that reports no error holds exactly what the file holds. An exit flush writes what
 ///   the process held when it exited, or reports why not.
+/// - **What each writer meant survives, field by field**: a value a process set a field of an
+///   item to stays in that field once in the file, unless an edit that saw it replaced it (its
+///   process set the field over it), the item went, another program's write took it away, or a
+///   Keepsake write that replaced it kept it in a conflict copy the app was told about. A process
+///   running an older version of the app (its items lack a field) keeps what a newer one put
+///   there. An acknowledged save's field values are in the file.
 /// - **Transactions are all or nothing**: no version of the file, and no copy, ever holds one
 ///   half of a transaction's pair without the other; a transaction rolled back, abandoned by its
 ///   process, or an `update` whose body threw, is never seen at all.
@@ -45,6 +51,7 @@ struct PromiseChecker {
       case halfTransaction = "half a transaction seen"
       case forbiddenSeen = "a change that must never be seen was seen"
       case storedDropped = "stored data dropped"
+      case fieldDropped = "a field's value dropped"
       case unreadableOverwritten = "unreadable bytes overwritten"
       case acknowledgedNotStored = "an acknowledged save is not on disk"
       case exitFlushLost = "the exit flush lost a change"
@@ -99,6 +106,13 @@ struct PromiseChecker {
   }
 
   private var states: [String: State] = [:]
+  /// The values processes set fields to, by value (each is unique to the edit that set it).
+  private var fieldStates: [String: State] = [:]
+  /// The item and field each value was set on, and the value it deliberately replaced.
+  private var fieldEdits: [String: (item: String, field: String, replacing: String?)] = [:]
+  private var decodedFields: [Data: [String: [String: String]]] = [:]
+  /// The fields each copy of the items file holds.
+  private var copyFields: [(path: String, fields: [String: [String: String]])] = []
   private var fileOf: [String: Int] = [:]
   private var partners: [String: String] = [:]
   private var everStored: Set<String> = []
@@ -132,17 +146,43 @@ struct PromiseChecker {
     return names
   }
 
+  /// The fields of the items `data` holds, read once per distinct bytes.
+  private mutating func fields(_ data: Data?, _ file: Int) -> [String: [String: String]] {
+    guard file == SimulatedFile.items.rawValue, let data else { return [:] }
+    if let known = decodedFields[data] { return known }
+    let fields = SimulatedDecoding.fields(in: data, of: .items)
+    decodedFields[data] = fields
+    return fields
+  }
+
   private mutating func take(_ fact: SimulationFact) {
     switch fact {
     case .version(let file, let number, let bytes, let writer, let basedOn):
+      let old = versions[file].last ?? nil
       version(file, number, bytes, writer, basedOn)
+      fieldVersion(file, number, old: old, new: bytes, writer)
     case .copy(let file, let path, let bytes, let writer, let kind):
       let held = names(bytes, file) ?? []
       check(held, in: "the copy \(path) by \(writer)")
       copies[file].append(Copy(path: path, bytes: bytes, names: Set(held), kind: kind))
+      let fields = fields(bytes, file)
+      if !fields.isEmpty { copyFields.append((path, fields)) }
       if kind == .unsaved {
         for item in held where isInMemoryOnly(item) { states[item] = .keptUnsaved(path) }
+        for value in fields.values.flatMap(\.values) where isInMemoryOnly(value) {
+          fieldStates[value] = .keptUnsaved(path)
+        }
       }
+    case .fieldSet(let value, let item, let field, let replacing, let by):
+      fieldStates[value] = .memory(by)
+      fieldEdits[value] = (item, field, replacing)
+      // A value replaced before it was ever saved was never promised.
+      if let replacing, case .memory? = fieldStates[replacing] {
+        fieldStates[replacing] = .released
+      }
+      // A half edited later is a change of its own (an edit brings back an element another
+      // writer discarded): the pair is no longer a unit.
+      if let partner = partners.removeValue(forKey: item) { partners[partner] = nil }
     case .added(let item, let file, let by, let origin):
       states[item] = .memory(by)
       fileOf[item] = file
@@ -152,6 +192,10 @@ struct PromiseChecker {
       }
     case .removed(let item):
       states[item] = .removed
+      // The values set on its fields go with it.
+      for (value, edit) in fieldEdits where edit.item == item {
+        if case .memory? = fieldStates[value] { fieldStates[value] = .released }
+      }
       // A half removed later is an edit of its own: the pair is no longer a unit.
       if let partner = partners.removeValue(forKey: item) { partners[partner] = nil }
     case .forbidden(let item, let why):
@@ -207,14 +251,87 @@ struct PromiseChecker {
 
   private func isInMemoryOnly(_ item: String) -> Bool {
     if case .memory? = states[item] { return true }
+    if case .memory? = fieldStates[item] { return true }
     return false
   }
 
+  /// What `launch` added to `file`, or set a field of it to, that is not on disk: for the
+  /// field values, only where the item is still promised.
   private func pending(of launch: String, in file: Int) -> [String] {
-    states.compactMap { item, state in
+    let items = states.compactMap { item, state -> String? in
       guard case .memory(let by) = state, by == launch, fileOf[item] == file else { return nil }
       return item
-    }.sorted()
+    }
+    let values = fieldStates.compactMap { value, state -> String? in
+      guard case .memory(let by) = state, by == launch, file == SimulatedFile.items.rawValue,
+        let item = fieldEdits[value]?.item, case .stored? = states[item]
+      else { return nil }
+      return value
+    }
+    return (items + values).sorted()
+  }
+
+  /// Whether `value` was set over `replaced`, directly or through edits that each saw the one
+  /// before.
+  private func replaces(_ value: String, _ replaced: String) -> Bool {
+    var current = value
+    for _ in 0..<10_000 {
+      guard let edit = fieldEdits[current], let before = edit.replacing else { return false }
+      if before == replaced { return true }
+      current = before
+    }
+    return false
+  }
+
+  /// Holds the values of the items' fields in version `number` to the promise: one that was in
+  /// the file and is not in this version was replaced by an edit that saw it, or kept in a copy,
+  /// or taken away with its item or by another program.
+  private mutating func fieldVersion(
+    _ file: Int, _ number: Int, old: Data?, new: Data?, _ writer: SimulationFact.Writer
+  ) {
+    guard file == SimulatedFile.items.rawValue, let newNames = names(new, file) else { return }
+    let before = fields(old, file)
+    let after = fields(new, file)
+    let present = Set(newNames)
+    let place = "version \(number) of a, written by \(writer)"
+    for (item, members) in before {
+      for (field, value) in members {
+        guard case .stored? = fieldStates[value] else { continue }
+        let now = after[item]?[field]
+        guard present.contains(item), now != value else {
+          // Gone with its item: the item's own promise judges that.
+          if !present.contains(item) { fieldStates[value] = .released }
+          continue
+        }
+        switch writer {
+        case .outside:
+          fieldStates[value] = .released
+        case .keepsake:
+          if let now, replaces(now, value) {
+            fieldStates[value] = .released
+          } else if case let holding = copyFields.filter({ $0.fields[item]?[field] == value }),
+            !holding.isEmpty
+          {
+            fieldStates[value] = .kept(holding.map(\.path))
+          } else {
+            fail(
+              .fieldDropped,
+              "\(place) set \(item).\(field) to \(now ?? "nothing") over \(value), which no edit "
+                + "replaced, and kept no copy of it")
+          }
+        }
+      }
+    }
+    for members in after.values {
+      for value in members.values {
+        switch fieldStates[value] {
+        // NB: a value kept in a copy and written back (a later merge took it in) is in the
+        // file again, and promised there.
+        case .memory?, .keptUnsaved?, .kept?, nil: fieldStates[value] = .stored
+        default: break
+        }
+      }
+    }
   }
 
   /// Every pair is whole and nothing forbidden is there.
@@ -309,7 +426,7 @@ struct PromiseChecker {
         fail(
           .pendingLost,
           "\(item) added by \(by) to \(letter) is neither in the file nor reported (no error)")
-      } else if !held.contains(item) {
+      } else if fieldStates[item] == nil, !held.contains(item) {
         fail(.pendingLost, "\(item) added by \(by) to \(letter) is gone from its memory too")
       }
     }
@@ -350,6 +467,17 @@ struct PromiseChecker {
         }
       default:
         break
+      }
+    }
+    for (value, state) in fieldStates.sorted(by: { $0.key < $1.key }) {
+      guard case .kept(let paths) = state else { continue }
+      let kept = paths.compactMap { path in copies[0].last(where: { $0.path == path }) }
+      let left = kept.filter { files[$0.path] == $0.bytes }
+      if left.isEmpty {
+        fail(.fieldDropped, "\(value) was kept in \(paths.joined(separator: ", ")), which is gone")
+      } else if !left.contains(where: { $0.kind != .conflict || reported.contains($0.path) }) {
+        let places = left.map(\.path).joined(separator: ", ")
+        fail(.copyNotReported, "\(value) is only in \(places), never reported")
       }
     }
     for path in files.keys.sorted() where path.contains(".keepsake-tmp-") {

@@ -16,6 +16,9 @@ public struct Schedule: Sendable, Equatable, CustomStringConvertible {
     public var files = 2
     /// What each file holds before the first process starts.
     public var initial: [Initial] = [.missing, .missing]
+    /// The process that runs an older version of the app, whose items lack the field `b`
+    /// (`nil`: every process runs the same version).
+    public var olderModel: Int?
 
     /// What a file holds at the start.
     public enum Initial: Sendable, Equatable {
@@ -54,6 +57,7 @@ public struct Schedule: Sendable, Equatable, CustomStringConvertible {
       case .leftover: words.append("\(letter)=leftover")
       }
     }
+    if let olderModel = setup.olderModel { words.append("old=\(olderModel)") }
     return (words + ["|"] + events.map(\.description)).joined(separator: " ")
   }
 
@@ -71,6 +75,8 @@ public struct Schedule: Sendable, Equatable, CustomStringConvertible {
         setup.processes = count
       } else if word.hasPrefix("f"), let count = Int(word.dropFirst()), (1...2).contains(count) {
         setup.files = count
+      } else if word.hasPrefix("old="), let slot = Int(word.dropFirst(4)), (0...8).contains(slot) {
+        setup.olderModel = slot
       } else if word.count > 2, let file = word.first.flatMap(SimulatedFile.init(letter:)),
         word.dropFirst().first == "="
       {
@@ -127,6 +133,9 @@ public enum SimulationEvent: Sendable, Hashable, CustomStringConvertible {
   case add(process: Int, file: Int)
   /// The process removes the item at `index` (modulo the count) through `withLock`.
   case remove(process: Int, file: Int, index: Int)
+  /// The app of the process sets a field of an element its value holds (`index` picks the
+  /// element and the field) to a name of its own.
+  case editField(process: Int, file: Int, index: Int)
   /// The process asks for a request of the file's persistence (answered by callback).
   case request(process: Int, file: Int, SimulatedRequest)
   /// The process dies: its memory and lanes are gone, its locks released, its disk refuses it.
@@ -156,6 +165,8 @@ public enum SimulationEvent: Sendable, Hashable, CustomStringConvertible {
     case .advance(let milliseconds): return "t\(milliseconds)"
     case .add(let process, let file): return "m\(process)\(letter(file))"
     case .remove(let process, let file, let index): return "d\(process)\(letter(file))\(index)"
+    case .editField(let process, let file, let index):
+      return "e\(process)\(letter(file))\(index)"
     case .request(let process, let file, let request):
       return "\(request.rawValue)\(process)\(letter(file))"
     case .kill(let process): return "K\(process)"
@@ -232,6 +243,9 @@ public enum SimulationEvent: Sendable, Hashable, CustomStringConvertible {
     case "d":
       guard let index = Int(after) else { return nil }
       self = .remove(process: process, file: file, index: index)
+    case "e":
+      guard let index = Int(after) else { return nil }
+      self = .editField(process: process, file: file, index: index)
     default:
       guard after.isEmpty, let request = SimulatedRequest(rawValue: String(head)) else {
         return nil
@@ -246,7 +260,7 @@ public enum SimulationEvent: Sendable, Hashable, CustomStringConvertible {
     let file: Int?
     switch self {
     case .step(let p, let f), .add(let p, let f), .remove(let p, let f, _),
-      .request(let p, let f, _):
+      .editField(let p, let f, _), .request(let p, let f, _):
       (process, file) = (p, f)
     case .deliver(let p), .kill(let p), .killInNextWrite(let p), .restart(let p), .exit(let p):
       (process, file) = (p, nil)

@@ -16,6 +16,9 @@ struct ScheduleGenerator {
     var setup = Schedule.Setup()
     setup.processes = [2, 2, 3, 3, 3, 4][Int.random(in: 0..<6, using: &random)]
     setup.files = Bool.random(using: &random) ? 2 : 1
+    if Int.random(in: 0..<3, using: &random) == 0 {
+      setup.olderModel = Int.random(in: 0..<setup.processes, using: &random)
+    }
     for file in 0..<setup.files {
       switch Int.random(in: 0..<10, using: &random) {
       case 0..<4: setup.initial[file] = .missing
@@ -113,6 +116,10 @@ struct ScheduleGenerator {
     case .beginning?, nil:
       offer(25, .add(process: slot, file: file))
       offer(3, .remove(process: slot, file: file, index: Int.random(in: 0..<8, using: &random)))
+      if file == SimulatedFile.items.rawValue {
+        offer(
+          10, .editField(process: slot, file: file, index: Int.random(in: 0..<16, using: &random)))
+      }
       offer(4, .request(process: slot, file: file, .save))
       offer(5, .request(process: slot, file: file, .flush))
       offer(3, .request(process: slot, file: file, .load))

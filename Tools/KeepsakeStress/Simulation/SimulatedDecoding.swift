@@ -11,6 +11,24 @@ enum SimulatedDecoding {
     return canonical(data, of: file) ?? parsed(data, of: file)
   }
 
+  /// The fields the items of `data` hold, by item: `[:]` for no file, a file without fields,
+  /// or bytes that cannot be read (their names tell that).
+  static func fields(in data: Data?, of file: SimulatedFile) -> [String: [String: String]] {
+    guard file == .items, let data, canonical(data, of: file) == nil,
+      let elements = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+    else { return [:] }
+    var fields: [String: [String: String]] = [:]
+    for element in elements {
+      guard let id = element["id"] as? String else { continue }
+      var members: [String: String] = [:]
+      for (key, value) in element where key != "id" {
+        if let value = value as? String { members[key] = value }
+      }
+      if !members.isEmpty { fields[id] = members }
+    }
+    return fields
+  }
+
   /// The names `JSONSerialization` reads in `data`, or `nil`.
   static func parsed(_ data: Data, of file: SimulatedFile) -> [String]? {
     guard !data.isEmpty,

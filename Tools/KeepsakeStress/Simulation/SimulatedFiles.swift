@@ -2,9 +2,36 @@ import Foundation
 import Keepsake
 
 /// An element of the simulation's merging file: a name unique to whoever added it, so the checker
-/// can follow every change by its id.
+/// can follow every change by its id, and two fields any process may set (each value a name
+/// unique to the edit that set it, so the checker follows every field's changes too).
 struct SimulatedItem: Codable, Identifiable, Hashable, Sendable {
   var id: String
+  var a: String?
+  var b: String?
+
+  /// The fields a process may set.
+  static let fields = ["a", "b"]
+
+  /// Sets `field` to `value`; returns what it held.
+  mutating func set(_ field: String, to value: String) -> String? {
+    defer { if field == "a" { a = value } else { b = value } }
+    return field == "a" ? a : b
+  }
+}
+
+/// The same element as an older version of the app knows it: without the field `b`, which a
+/// newer version added (without a new format version, as the format guide allows). Its writes
+/// must keep what the newer version put in `b`.
+struct SimulatedOlderItem: Codable, Identifiable, Hashable, Sendable {
+  var id: String
+  var a: String?
+
+  static let fields = ["a"]
+
+  mutating func set(_ field: String, to value: String) -> String? {
+    defer { a = value }
+    return a
+  }
 }
 
 /// The format of the simulation's non-merging file: version 1, a list of names.
@@ -50,13 +77,20 @@ enum SimulatedFile: Int, CaseIterable, Sendable {
   static let saveInterval: Duration = .milliseconds(20)
 
   /// The bytes an outside writer writes for `names`: the same shape as Keepsake's, with some
-  /// spacing, as another program would write it.
-  func encode(_ names: [String], spaced: Bool = false) -> Data {
+  /// spacing, as another program would write it; the items keep their `fields`, as an editor
+  /// keeps what it does not change.
+  func encode(
+    _ names: [String], fields: [String: [String: String]] = [:], spaced: Bool = false
+  ) -> Data {
     let quoted = names.map { "\"\($0)\"" }
     let separator = spaced ? ", " : ","
     switch self {
     case .items:
-      let elements = quoted.map { spaced ? "{\"id\": \($0)}" : "{\"id\":\($0)}" }
+      let elements = zip(names, quoted).map { name, quoted in
+        let members = (fields[name] ?? [:]).sorted { $0.key < $1.key }.map { "\"\($0)\":\"\($1)\"" }
+        let id = spaced ? "\"id\": \(quoted)" : "\"id\":\(quoted)"
+        return "{" + ([id] + members).joined(separator: separator) + "}"
+      }
       return Data(("[" + elements.joined(separator: separator) + "]").utf8)
     case .notes:
       return Data(
@@ -81,6 +115,11 @@ enum SimulatedFile: Int, CaseIterable, Sendable {
 /// The two keys a simulated process opens, over its own storage context.
 enum SimulatedKeys {
   static func items() -> FileStorageKey<[SimulatedItem]> {
+    .fileStorage(SimulatedFile.items.url, saveInterval: SimulatedFile.saveInterval)
+  }
+
+  /// The items file as the older version of the app reads it.
+  static func olderItems() -> FileStorageKey<[SimulatedOlderItem]> {
     .fileStorage(SimulatedFile.items.url, saveInterval: SimulatedFile.saveInterval)
   }
 

@@ -53,6 +53,10 @@ final class SimulatedProcess: @unchecked Sendable {
   // What the app did.
   /// Items it added, per file, in order.
   var added: [[String]] = [[], []]
+  /// Values it set fields to, per file, in order.
+  var fieldValues: [[String]] = [[], []]
+  /// Whether it runs the older version of the app (items without the field `b`).
+  var runsOlderModel = false
   var transactions: [Transaction?] = [nil, nil]
   /// Requests of the app under way, per file.
   var asked = [0, 0]
@@ -81,10 +85,16 @@ final class SimulatedProcess: @unchecked Sendable {
     defer { opening = nil }
     keys[file.rawValue] = StorageContext.withValue(context) {
       switch file {
+      case .items where runsOlderModel:
+        SimulatedKey(
+          Shared(SimulatedKeys.olderItems(), default: []), make: { SimulatedOlderItem(id: $0) },
+          name: \.id,
+          fields: SimulatedOlderItem.fields, set: { $0.set($1, to: $2) }, values: { [$0.a] })
       case .items:
         SimulatedKey(
           Shared(SimulatedKeys.items(), default: []), make: { SimulatedItem(id: $0) },
-          name: \.id)
+          name: \.id,
+          fields: SimulatedItem.fields, set: { $0.set($1, to: $2) }, values: { [$0.a, $0.b] })
       case .notes:
         SimulatedKey(Shared(SimulatedKeys.notes(), default: []), make: { $0 }, name: { $0 })
       }
@@ -103,12 +113,16 @@ final class SimulatedProcess: @unchecked Sendable {
   /// When the lock of each file began to be refused to it, in a row.
   var refusedSince: [Duration?] = [nil, nil]
 
-  /// Its own items that the value of `file` holds now.
+  /// Its own items that the value of `file` holds now, and the values it set fields to that
+  /// the value still holds.
   func ownItemsInMemory(_ file: Int) -> [String] {
     guard let key = keys[file] else { return [] }
     let memory = Set(key.names())
     let pair = transactionPair(file)
-    return added[file].filter { memory.contains($0) && !pair.contains($0) }
+    let items = added[file].filter { memory.contains($0) && !pair.contains($0) }
+    guard !fieldValues[file].isEmpty else { return items }
+    let values = key.fieldValues()
+    return items + fieldValues[file].filter { values.contains($0) }
   }
 
   func transactionPair(_ file: Int) -> [String] {
@@ -152,11 +166,29 @@ final class SimulatedKey: Sendable {
   let saveError: @Sendable () -> SharedSaveError?
   let loadError: @Sendable () -> SharedLoadError?
   let lastConflict: @Sendable () -> SharedConflict?
+  /// Sets a field of the element `index` picks (with the field) to `value`: the element's name,
+  /// the field, and what it held; `nil` when there is no element (or no field).
+  let editField: @Sendable (_ index: Int, _ value: String) -> (String, String, String?)?
+  /// Every field value the elements hold.
+  let fieldValues: @Sendable () -> Set<String>
 
   init<Element: Sendable>(
     _ shared: Shared<[Element]>, make: @escaping @Sendable (String) -> Element,
-    name: @escaping @Sendable (Element) -> String
+    name: @escaping @Sendable (Element) -> String, fields: [String] = [],
+    set: @escaping @Sendable (inout Element, String, String) -> String? = { _, _, _ in nil },
+    values: @escaping @Sendable (Element) -> [String?] = { _ in [] }
   ) {
+    editField = { index, value in
+      guard !fields.isEmpty else { return nil }
+      return shared.withLock { elements in
+        guard !elements.isEmpty else { return nil }
+        let field = fields[index % fields.count]
+        let at = (index / fields.count) % elements.count
+        let previous = set(&elements[at], field, value)
+        return (name(elements[at]), field, previous)
+      }
+    }
+    fieldValues = { Set(shared.wrappedValue.flatMap { values($0).compactMap { $0 } }) }
     names = { shared.wrappedValue.map(name) }
     add = { item in shared.withLock { $0.append(make(item)) } }
     remove = { index in

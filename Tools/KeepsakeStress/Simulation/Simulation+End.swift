@@ -117,7 +117,9 @@ extension Simulation {
         }
         if runTurn(of: process) {
           ran = true
-          if process.isAlive { observe(process) }
+          // NB: everything: at the end, a report spaced out after another arrives on a turn
+          // that writes nothing.
+          if process.isAlive { observe(process, everything: true) }
         }
       }
       progressExits()

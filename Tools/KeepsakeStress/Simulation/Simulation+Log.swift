@@ -21,7 +21,13 @@ extension Simulation {
     func letter(_ file: Int) -> Character { SimulatedFile(rawValue: file)?.letter ?? "?" }
     switch fact {
     case .version(let file, let number, let bytes, let writer, let basedOn):
-      let names = SimulatedDecoding.names(in: bytes, of: SimulatedFile(rawValue: file) ?? .items)
+      let which = SimulatedFile(rawValue: file) ?? .items
+      let fields = SimulatedDecoding.fields(in: bytes, of: which)
+      let names = SimulatedDecoding.names(in: bytes, of: which)?.map { name in
+        guard let members = fields[name] else { return name }
+        let shown = members.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }
+        return name + "{" + shown.joined(separator: ",") + "}"
+      }
       let shown =
         bytes == nil ? "no file" : names.map { "[\($0.joined(separator: ","))]" } ?? "unreadable"
       return
@@ -30,6 +36,8 @@ extension Simulation {
       return "\(kind) copy of \(letter(file)) by \(writer)"
     case .added(let item, let file, let by, _): return "\(by) adds \(item) to \(letter(file))"
     case .removed(let item): return "\(item) removed"
+    case .fieldSet(let value, let item, let field, let replacing, let by):
+      return "\(by) sets \(item).\(field) to \(value) over \(replacing ?? "nothing")"
     case .forbidden(let item, let why): return "\(item) forbidden (\(why))"
     case .acknowledged(let file, let by, let request, let items):
       return "\(by) \(request) of \(letter(file)) ok (\(items.joined(separator: ",")))"

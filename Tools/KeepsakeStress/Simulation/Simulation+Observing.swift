@@ -5,8 +5,10 @@ import Keepsake
 
 extension Simulation {
   /// Notes what the app of `process` was told after a step: a conflict (told when a save
-  /// writes the file), a save that gave up waiting for a lock.
-  func observe(_ process: SimulatedProcess) {
+  /// writes the file, or, with `everything`, later: a report spaced out after another), a save
+  /// that gave up waiting for a lock.
+  func observe(_ process: SimulatedProcess, everything: Bool = false) {
+    if everything { process.wroteFile = true }
     guard process.wroteFile || process.wasRefusedLock else { return }
     defer {
       process.wroteFile = false

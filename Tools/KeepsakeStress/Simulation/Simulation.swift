@@ -26,6 +26,8 @@ final class Simulation: @unchecked Sendable {
     var keptBoth = 0
     var deletedElsewhere = 0
     var outsideEdits: [OutsideStyle: Int] = [:]
+    var fieldEdits = 0
+    var olderModelEdits = 0
     var faultsHit = 0
     var turns = 0
   }
@@ -80,6 +82,7 @@ final class Simulation: @unchecked Sendable {
     figures.launches += 1
     let process = SimulatedProcess(process: slot, number: launches)
     process.simulation = self
+    process.runsOlderModel = setup.olderModel == slot
     let scheduler = SimulatedScheduler(clockwork: clockwork, owner: process, flaws: flaws)
     process.context = StorageContext(
       name: process.name, fileSystem: ProcessFileSystem(disk: disk, process: process),
@@ -149,6 +152,21 @@ final class Simulation: @unchecked Sendable {
       {
         facts.append(.removed(item: removed))
         touched = process
+      }
+    case .editField(let slot, let file, let index):
+      if let process = app(slot, file), let key = process.keys[file],
+        process.transactionPair(file).isEmpty
+      {
+        let value = nextName(slot, "e")
+        if let (item, field, previous) = key.editField(index, value) {
+          process.fieldValues[file].append(value)
+          figures.fieldEdits += 1
+          if process.runsOlderModel { figures.olderModelEdits += 1 }
+          facts.append(
+            .fieldSet(
+              value: value, item: item, field: field, replacing: previous, by: process.name))
+          touched = process
+        }
       }
     case .request(let slot, let file, let request):
       touched = self.request(request, slot, file)

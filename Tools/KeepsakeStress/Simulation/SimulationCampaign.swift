@@ -90,6 +90,8 @@ public struct SimulationCampaign: Sendable {
       figures.keptBoth += other.keptBoth
       figures.deletedElsewhere += other.deletedElsewhere
       figures.faultsHit += other.faultsHit
+      figures.fieldEdits += other.fieldEdits
+      figures.olderModelEdits += other.olderModelEdits
       figures.turns += other.turns
       figures.outsideEdits.merge(other.outsideEdits, uniquingKeysWith: +)
       exemptions.racedItems += run.checker.exemptions.racedItems
@@ -113,6 +115,8 @@ public struct SimulationCampaign: Sendable {
       figures.keptBoth += other.figures.keptBoth
       figures.deletedElsewhere += other.figures.deletedElsewhere
       figures.faultsHit += other.figures.faultsHit
+      figures.fieldEdits += other.figures.fieldEdits
+      figures.olderModelEdits += other.figures.olderModelEdits
       figures.turns += other.figures.turns
       figures.outsideEdits.merge(other.figures.outsideEdits, uniquingKeysWith: +)
       exemptions.racedItems += other.exemptions.racedItems
@@ -178,6 +182,8 @@ public struct SimulationCampaign: Sendable {
       .init("exits (exit flush)", figures.exits),
       .init("outside-writer styles", figures.outsideEdits.filter { $0.value > 0 }.count),
       .init("outside edits", figures.outsideEdits.values.reduce(0, +)),
+      .init("fields set", figures.fieldEdits),
+      .init("fields set by an older model", figures.olderModelEdits),
       .init("faults injected", figures.faultsHit),
       .init("lock timeouts", figures.lockTimeouts),
       .init("acknowledged requests", figures.acknowledged),

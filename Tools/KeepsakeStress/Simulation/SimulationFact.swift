@@ -60,6 +60,9 @@ enum SimulationFact: Sendable {
   case copy(file: Int, path: String, bytes: Data, writer: String, kind: CopyKind)
   /// A process added an item (in memory).
   case added(item: String, file: Int, by: String, origin: Origin)
+  /// A process set a field of an item (in memory) to `value`, over `replacing`, the value its
+  /// memory held: a deliberate replacement of that value.
+  case fieldSet(value: String, item: String, field: String, replacing: String?, by: String)
   /// Someone deliberately removed an item: from now on it may be there or not.
   case removed(item: String)
   /// An item that must never be seen on disk, from now on and before.
