@@ -19,9 +19,10 @@ struct SimulatedItem: Codable, Identifiable, Hashable, Sendable {
   }
 }
 
-/// The same element as an older version of the app knows it: without the field `b`, which a
-/// newer version added (without a new format version, as the format guide allows). Its writes
-/// must keep what the newer version put in `b`.
+/// The same element as an older version of the app knows it: without the field `b`.
+///
+/// A newer version added `b` without a new format version, as the format guide allows; the
+/// older version's writes must keep what the newer version put there.
 struct SimulatedOlderItem: Codable, Identifiable, Hashable, Sendable {
   var id: String
   var a: String?
