@@ -91,6 +91,9 @@ struct SimulationCampaignTests {
       // A report spaced out after another, on the simulation's clock.
       "p3 f1 a=1 | B2a e2a3 s2a e1a15 s2a X1a s1a s2a oa:garbage s2a s2a s2a s2a t17 L1a s1a "
         + "s1a w2 s1a s2a s2a s1a f:fsync:io:2 s1a L1a",
+      // A file recreated within the grace of its removal, and a change made meanwhile: the
+      // save the grace held back must still run when it ends.
+      "p2 f2 b=1 | ob:recreate w1 L1b s1b s1b cb s1b s1b m1b",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

@@ -94,7 +94,12 @@ struct PersistenceMachine: Sendable {
     /// Under the value's lock, apply ``decide(_:pending:canMerge:adoptOnly:)``'s decision, then
     /// the body of an `update` (its token). `dropsPending` only under the deliberate flaw
     /// ``PersistenceFlaws/takesReadableDataWhole``. → `reconciled`
-    case reconcile(adoptOnly: Bool, force: Bool, body: UInt64?, dropsPending: Bool = false)
+    ///
+    /// `waitsForRemoved`: a file found removed, with nothing of ours pending, is not taken for
+    /// deleted yet (see ``Reconciled/awaitsReplacement``).
+    case reconcile(
+      adoptOnly: Bool, force: Bool, body: UInt64?, dropsPending: Bool = false,
+      waitsForRemoved: Bool = false)
     /// Keep the other side of a conflict as a copy beside the file. → `copied`, `writeFailed`
     case keepCopy
     /// Write the reconciled value durably. → `written`, `writeFailed`
@@ -180,6 +185,10 @@ struct PersistenceMachine: Sendable {
     /// The file was removed while a change of ours was pending, and the write would create it
     /// again.
     var rewritesRemoved = false
+    /// The file was removed, with nothing of ours pending: a program replacing it (Syncthing
+    /// removes, then renames in) puts it back in a moment, so the removal is taken in only once
+    /// the grace is over, and the value stays as it was meanwhile.
+    var awaitsReplacement = false
   }
 
   /// What the machine asks for.
@@ -391,10 +400,14 @@ struct PersistenceMachine: Sendable {
       replacement = .over
       if job != nil || inTransaction {
         wantsSave = true
+        wantsReload = true
         return []
       }
-      // The file was not put back: the change writes it, never over one that arrives now.
-      return start(.save(force: false), waiters: [])
+      // The grace is over: the file is read again. Still gone, a change pending writes it
+      // (never over one that arrives now), and with nothing pending the removal is taken in.
+      // A change whose save the grace held back is saved after that read, whatever it found.
+      wantsSave = true
+      return start(.reload, waiters: [])
     case .timerFired(.lockRetry):
       guard let job, job.step == .lock else { return [] }
       return [.run(.lock)]
@@ -660,7 +673,13 @@ struct PersistenceMachine: Sendable {
       switch job.purpose {
       case .reload, .load:
         let drops = readableAgain && flaws.contains(.takesReadableDataWhole)
-        return .step(.reconcile(adoptOnly: true, force: false, body: nil, dropsPending: drops))
+        // NB: an explicit load takes what it finds; a reload in the background waits for a
+        // removed file to come back.
+        let reloads: Bool = if case .reload = job.purpose { true } else { false }
+        let waits = reloads && replacement != .over && !exiting
+        return .step(
+          .reconcile(
+            adoptOnly: true, force: false, body: nil, dropsPending: drops, waitsForRemoved: waits))
       case .save(let force):
         return .step(.reconcile(adoptOnly: false, force: force, body: nil))
       case .replace:
@@ -699,6 +718,13 @@ struct PersistenceMachine: Sendable {
         job.patient = (job.waiters.isEmpty || job.reads) && replacement != .over && !exiting
         if case .file = kind { return .step(.lock) }
         return .step(.saveToKey)
+      }
+      if result.awaitsReplacement {
+        if replacement == .none {
+          replacement = .waiting
+          effects.append(.arm(.replacementGrace, after: Self.replacementGrace))
+        }
+        return .end
       }
       if result.rewritesRemoved && job.patient {
         // The file was removed with our change pending: wait for a program putting it back.
@@ -780,6 +806,11 @@ struct PersistenceMachine: Sendable {
     }
   }
 
+  private func isSave(_ purpose: Purpose) -> Bool {
+    if case .save = purpose { return true }
+    return false
+  }
+
   private func isLoad(_ purpose: Purpose) -> Bool {
     if case .load = purpose { return true }
     return false
@@ -821,8 +852,8 @@ struct PersistenceMachine: Sendable {
         resolution: made.resolution, pruned: job.prunedCopies, copy: copy)
       effects.append(.publish(.lastConflict))
     }
-    if case .save = job.purpose, !job.patient, replacement == .over {
-      // The save that follows the grace ran, whatever it found.
+    if replacement == .over, !job.patient, job.reads || isSave(job.purpose) {
+      // The read or the save that follows the grace ran, whatever it found.
       replacement = .none
     }
     if job.reads, isLoading {

@@ -87,9 +87,11 @@ extension SharedReference {
       return takeLock()
     case .read(let again):
       return readStored(again: again)
-    case .reconcile(let adoptOnly, let force, let body, let dropsPending):
+    case .reconcile(let adoptOnly, let force, let body, let dropsPending, let waitsForRemoved):
       return .reconciled(
-        reconcile(adoptOnly: adoptOnly, force: force, body: body, dropsPending: dropsPending))
+        reconcile(
+          adoptOnly: adoptOnly, force: force, body: body, dropsPending: dropsPending,
+          waitsForRemoved: waitsForRemoved))
     case .keepCopy:
       return keepConflictCopy()
     case .write:
@@ -178,7 +180,8 @@ extension SharedReference {
   /// Applies the machine's decision (``PersistenceMachine/decide(_:pending:canMerge:adoptOnly:)``)
   /// and a transaction's body under the value's lock, and plans the write.
   private func reconcile(
-    adoptOnly: Bool, force: Bool, body token: UInt64?, dropsPending: Bool
+    adoptOnly: Bool, force: Bool, body token: UInt64?, dropsPending: Bool,
+    waitsForRemoved: Bool = false
   ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
@@ -197,6 +200,8 @@ extension SharedReference {
       switch decision {
       case .nothing:
         break
+      case .adopt where waitsForRemoved && change.kind == .deleted:
+        result.awaitsReplacement = true
       case .adopt:
         if let (value, identity) = change.adopted(fallback: fallback) {
           current = value

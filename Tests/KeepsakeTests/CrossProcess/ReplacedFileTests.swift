@@ -82,6 +82,35 @@ struct ReplacedFileTests {
     #expect(notes.lastConflict?.resolution == .deletedElsewhere, "the app is told")
   }
 
+  @Test("A file removed with nothing pending keeps its value through the grace, and is put back")
+  func removedWithNothingPendingThenPutBack() async throws {
+    let disk = InMemoryFileSystem()
+    let clock = StorageClock.manual()
+    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
+    let notes = notes(on: disk, clock: clock)
+    disk.setContents(nil, at: url)
+    await clock.advance(by: .milliseconds(100))
+    #expect(notes.wrappedValue.map(\.id) == [1], "not taken for deleted within the grace")
+    // A save asked for meanwhile writes the value as it was, with its change.
+    notes.withLock { $0.append(Note(id: 2, text: "ours")) }
+    try await notes.save()
+    #expect(try stored(disk) == [1, 2], "never a file of the change alone")
+  }
+
+  @Test("A file removed with nothing pending, and not put back, is taken in after the grace")
+  func removedWithNothingPending() async throws {
+    let disk = InMemoryFileSystem()
+    let clock = StorageClock.manual()
+    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
+    let notes = notes(on: disk, clock: clock)
+    disk.setContents(nil, at: url)
+    await clock.advance(by: PersistenceMachine.replacementGrace - .milliseconds(1))
+    #expect(notes.wrappedValue.map(\.id) == [1])
+    await clock.advance(by: .milliseconds(1))
+    #expect(notes.wrappedValue.isEmpty, "removed for good: the value is the default")
+    #expect(try stored(disk) == nil, "and nothing is written")
+  }
+
   @Test("A flush during the grace ends it: the change is on disk when the flush returns")
   func flushEndsTheGrace() async throws {
     let (disk, clock, notes) = try pendingChange()

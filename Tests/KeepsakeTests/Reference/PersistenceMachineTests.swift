@@ -160,7 +160,10 @@ struct PersistenceMachineTests {
     #expect(Self.step(Self.send(&machine, .outsideChange)) == .read(again: false))
     let found = Self.send(&machine, .found(changed: true))
     #expect(machine.loadError == nil)
-    #expect(Self.step(found) == .reconcile(adoptOnly: true, force: false, body: nil))
+    #expect(
+      Self.step(found)
+        == .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: true),
+      "a reload waits for a removed file to come back")
     let reconciled = Self.send(&machine, .reconciled(.init(needsSave: true)))
     #expect(Self.step(reconciled) == .lock, "the reload goes on as a save, under the lock")
     Self.send(&machine, .locked, .found(changed: true))
@@ -296,6 +299,33 @@ struct PersistenceMachineTests {
     Self.send(&flawed, .mutated, .outsideChange)
     let found = Self.send(&flawed, .found(changed: true))
     #expect(
-      Self.step(found) == .reconcile(adoptOnly: true, force: false, body: nil, dropsPending: true))
+      Self.step(found)
+        == .reconcile(
+          adoptOnly: true, force: false, body: nil, dropsPending: true, waitsForRemoved: true))
+  }
+
+  @Test("A file removed with nothing pending is taken in only once the grace is over")
+  func removalWaitsForTheGrace() {
+    var machine = Self.file()
+    #expect(Self.step(Self.send(&machine, .outsideChange)) == .read(again: false))
+    Self.send(&machine, .found(changed: true))
+    let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
+    #expect(machine.job == nil)
+    #expect(machine.phase == .pending, "the grace counts as work under way")
+    #expect(
+      waiting.contains {
+        if case .arm(.replacementGrace, _) = $0 { return true }
+        return false
+      })
+    // The grace ends: the file is read again, and what is found (still nothing) is taken in.
+    let reread = Self.send(&machine, .timerFired(.replacementGrace))
+    #expect(Self.step(reread) == .read(again: false))
+    let found = Self.send(&machine, .found(changed: true))
+    #expect(Self.step(found) == .reconcile(adoptOnly: true, force: false, body: nil))
+    // Then a save looks for a change the grace held back: none.
+    let check = Self.send(&machine, .reconciled(.init()))
+    #expect(Self.step(check) == .checkPending)
+    Self.send(&machine, .checked(pending: false))
+    #expect(machine.phase == .clean)
   }
 }
