@@ -82,13 +82,20 @@ struct ReplacedFileTests {
     #expect(notes.lastConflict?.resolution == .deletedElsewhere, "the app is told")
   }
 
-  @Test("A file removed with nothing pending keeps its value through the grace, and is put back")
-  func removedWithNothingPendingThenPutBack() async throws {
+  /// A file of note 1, a reference of it with nothing pending, and the file just removed.
+  func removedWithNothingPendingSetUp() throws -> (InMemoryFileSystem, StorageClock, Shared<[Note]>)
+  {
     let disk = InMemoryFileSystem()
     let clock = StorageClock.manual()
     try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
     let notes = notes(on: disk, clock: clock)
     disk.setContents(nil, at: url)
+    return (disk, clock, notes)
+  }
+
+  @Test("A file removed with nothing pending keeps its value through the grace, and is put back")
+  func removedWithNothingPendingThenPutBack() async throws {
+    let (disk, clock, notes) = try removedWithNothingPendingSetUp()
     await clock.advance(by: .milliseconds(100))
     #expect(notes.wrappedValue.map(\.id) == [1], "not taken for deleted within the grace")
     // A save asked for meanwhile writes the value as it was, with its change.
@@ -99,11 +106,7 @@ struct ReplacedFileTests {
 
   @Test("A file removed with nothing pending, and not put back, is taken in after the grace")
   func removedWithNothingPending() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    disk.setContents(nil, at: url)
+    let (disk, clock, notes) = try removedWithNothingPendingSetUp()
     await clock.advance(by: PersistenceMachine.replacementGrace - .milliseconds(1))
     #expect(notes.wrappedValue.map(\.id) == [1])
     await clock.advance(by: .milliseconds(1))
