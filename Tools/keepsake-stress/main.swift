@@ -23,7 +23,7 @@ import KeepsakeStress
 //                   --start-file F [--seed S]
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
 //   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
-//   devices-child <folder> --device D --process P --seconds S --seed N --mode library|plain
+//   devices-child <folder> --device D --process P --seconds S --seed N --mode library|older|plain
 //                 --stop-file F [--pending-every K]
 
 /// The command line: positional words, `--name value` options and `--flag`s.
@@ -169,7 +169,7 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let deviceSeconds = try arguments.seconds("--device-seconds", default: 60)
   let deviceWriterName = arguments.options["--device-writer"] ?? "library"
   guard let deviceWriter = DevicesChild.Mode(rawValue: deviceWriterName) else {
-    throw UsageError("--device-writer takes library|plain")
+    throw UsageError("--device-writer takes library|older|plain")
   }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
@@ -374,7 +374,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.seed = try arguments.seed() ?? 1
     options.pendingEvery = try arguments.integer("--pending-every", default: 0)
     guard let mode = DevicesChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
-      throw UsageError("devices-child --mode takes library|plain")
+      throw UsageError("devices-child --mode takes library|older|plain")
     }
     options.mode = mode
     return await DevicesChild.run(options)

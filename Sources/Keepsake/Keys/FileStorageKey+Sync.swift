@@ -8,10 +8,14 @@ extension FileStorageKey {
   /// What the sync code needs of the key.
   var syncTarget: SyncTarget<Value> {
     // NB: the file with its links resolved, where the key reads, writes and keeps its copies.
-    SyncTarget(
+    var target = SyncTarget(
       url: file, folderPath: folderPath, keyID: id, decode: decode, encode: encode,
       encodeWithAncestry: sync.encodeWithAncestry, merge: merge,
       maximumFileSize: maximumFileSize, options: sync.options)
+    target.keepingUnknownMembers = { [self] data, reads in
+      keepingUnknownMembers(data, of: reads)
+    }
+    return target
   }
 
   /// The same key with other sync settings: for tests and tools.

@@ -30,6 +30,24 @@ extension FileStorageKey {
     return kept
   }
 
+  /// `data` with what each of `reads` (documents read, with the values read from them) holds
+  /// that the model does not read put back, as ``keepingUnknownMembers(_:)`` does for the last
+  /// document the key read: for a merge of several documents read at once (another device's
+  /// copy and the file).
+  func keepingUnknownMembers(_ data: Data, of reads: [(Data, Value)]) -> Data {
+    guard var ours = try? JSONValue(parsing: data) else { return data }
+    let original = ours
+    for (read, value) in reads {
+      guard let (base, theirs) = unknownMembers(of: read, value: value) else { continue }
+      ours = FieldMerge.keepingUnknown(in: ours, known: base, read: theirs)
+    }
+    // NB: a document that does not decode is never written: the model's own bytes are.
+    guard ours != original else { return data }
+    let kept = ours.jsonData()
+    guard (try? decode(kept)) != nil else { return data }
+    return kept
+  }
+
   /// The model's encoding of `value` and `read` as documents, when `read` has members the model
   /// does not write; `nil` when it has none, or when they cannot be kept (not JSON, another
   /// format version: a migration decides what it keeps).

@@ -46,6 +46,10 @@ struct SyncTarget<Value: Sendable>: Sendable {
   let merge: SharedMerge<Value>?
   let maximumFileSize: Int
   let options: SyncOptions
+  /// Puts back into merged bytes what the documents read (with the values read from them)
+  /// hold that the model does not read: a merge of another device's copy keeps the fields a
+  /// newer version of the app wrote, as every save does.
+  var keepingUnknownMembers: @Sendable (Data, [(Data, Value)]) -> Data = { data, _ in data }
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`

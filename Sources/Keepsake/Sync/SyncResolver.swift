@@ -235,7 +235,8 @@ struct SyncResolver<Value: Sendable> {
     let ancestry = target.carriesAncestry ? Ancestry.merge(of: mine, and: copy) : nil
     let merged: Data
     do {
-      merged = try target.encode(result.value, ancestry: ancestry)
+      merged = target.keepingUnknownMembers(
+        try target.encode(result.value, ancestry: ancestry), [(fileData, ours), (copyData, theirs)])
     } catch {
       keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
       return

@@ -10,8 +10,10 @@ import Synchronization
 /// 1. `SyncthingCluster` starts the daemons (free ports, state in a scratch folder, nothing off
 ///    the machine) and waits until they are connected;
 /// 2. on each device, `processesPerDevice` processes (`keepsake-stress devices-child`, with the
-///    device's own `XDG_STATE_HOME`) add, edit and delete items of their own in `items.json` and
-///    now and then set `settings.json`, a value that cannot merge;
+///    device's own `XDG_STATE_HOME`) add, edit and delete items of their own in `items.json`,
+///    set their items' notes, and now and then set `settings.json`, a value that cannot merge;
+///    the last device's last process runs an older version of the app, whose items have no
+///    note: its saves and merges must keep the others' notes;
 /// 3. meanwhile the campaign pauses and resumes the links between devices at random, so that
 ///    the devices change the files while apart and the engine makes conflict copies;
 /// 4. the links come back, and the campaign waits until the daemons are quiet and every device's
@@ -94,15 +96,22 @@ public struct DevicesCampaign: Sendable {
       _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
       for child in children { child.reader.finish(timeout: 30) }
     }
+    let olderDevice = cluster.devices.last?.index
     for device in cluster.devices {
       let state = scratch.appendingPathComponent("dev\(device.index)/state")
       for process in 1...configuration.processesPerDevice {
+        // The last device's last process runs an older version of the app, which does not know
+        // the items' notes and must keep them.
+        let older =
+          configuration.writer == .library && device.index == olderDevice
+          && process == configuration.processesPerDevice
+        let mode = older ? DevicesChild.Mode.older : configuration.writer
         let child = try ChildProcess(
           executable: configuration.executable,
           arguments: [
             "devices-child", device.folder.path, "--device", "\(device.index)", "--process",
             "\(process)", "--seconds", "\(configuration.seconds)", "--seed",
-            "\(configuration.seed)", "--mode", configuration.writer.rawValue, "--stop-file",
+            "\(configuration.seed)", "--mode", mode.rawValue, "--stop-file",
             stop.path, "--pending-every", "\(configuration.pendingEvery)",
           ],
           environment: ["XDG_STATE_HOME": state.path])
@@ -171,7 +180,8 @@ public struct DevicesCampaign: Sendable {
       DevicesChecker.Disk(
         device: device.index,
         items: DevicesChecker.items(at: device.folder.appendingPathComponent("items.json")),
-        names: (try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [])
+        names: (try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [],
+        notes: DevicesChecker.notes(at: device.folder.appendingPathComponent("items.json")))
     }
     let verdict = DevicesChecker(
       processes: children.map { DevicesChecker.Process(device: $0.device, lines: $0.reader.lines) },

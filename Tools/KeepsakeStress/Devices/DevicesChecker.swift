@@ -21,6 +21,8 @@ struct DevicesChecker {
     /// The items by id, or `nil` when the file cannot be read.
     var items: [String: String]?
     var names: [String]
+    /// The items' notes by id (a field the older version's process does not know).
+    var notes: [String: String] = [:]
   }
 
   /// An item as it is after an edit: its text, or `nil` for deleted.
@@ -48,16 +50,27 @@ struct DevicesChecker {
   func check() -> Verdict {
     var verdict = Verdict()
     var allowed: [String: (final: Set<State>, earlier: Set<State>)] = [:]
+    var allowedNotes: [String: Set<State>] = [:]
     var overlapping: Set<String> = []
     var reportedSettingsCopies: [Int: Set<String>] = [:]
     for process in processes {
       // Per item of this process: the states its edits made, acknowledged or not.
       var states: [String: [(state: State, acknowledged: Bool)]] = [:]
       var pending: [String: [State]] = [:]
+      var notes: [String: [(note: String, acknowledged: Bool)]] = [:]
+      var pendingNotes: [String: [String]] = [:]
       for line in process.lines {
         let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard let kind = words.first else { continue }
         switch kind {
+        case "op" where words.count == 4 && words[1] == "note":
+          pendingNotes[words[2], default: []].append(words[3])
+        case "ack" where words.count == 4 && words[1] == "note",
+          "unacked" where words.count == 4 && words[1] == "note":
+          let acknowledged = kind == "ack"
+          if acknowledged { verdict.acknowledged += 1 }
+          notes[words[2], default: []].append((words[3], acknowledged))
+          pendingNotes[words[2]]?.removeFirst()
         case "op":
           if let (id, state) = Self.edit(words.dropFirst()) {
             pending[id, default: []].append(state)
@@ -94,6 +107,15 @@ struct DevicesChecker {
         let earlier = Set(history.map(\.state)).union([nil]).subtracting(final)
         allowed[id] = (final, earlier)
       }
+      // A note, like the text, is what its author's last acknowledged note made it (or a later
+      // one, not acknowledged); before any is acknowledged, none is fine too.
+      for (id, history) in notes {
+        let lastAcknowledged = history.lastIndex { $0.acknowledged }
+        var final: Set<State> = [lastAcknowledged.map { history[$0].note }]
+        for entry in history[((lastAcknowledged ?? -1) + 1)...] { final.insert(entry.note) }
+        for note in pendingNotes[id] ?? [] { final.insert(note) }
+        allowedNotes[id] = final
+      }
     }
     var first: [String: String]?
     var lost: Set<String> = []
@@ -116,6 +138,12 @@ struct DevicesChecker {
           lost.insert(id)
         }
       }
+      for (id, expectation) in allowedNotes where items[id] != nil {
+        // NB: an item that is there keeps its author's note, whoever wrote the file last (an
+        // older version's process keeps the field it does not know).
+        let note: State = disk.notes[id]
+        if !expectation.contains(note) { lost.insert(id + " (its note)") }
+      }
       for id in items.keys where allowed[id] == nil { verdict.unknownItems.append(id) }
       for name in disk.names where Self.isEngineCopy(name, of: "items.json") {
         verdict.itemCopiesLeft.append("dev\(disk.device)/\(name)")
@@ -129,6 +157,12 @@ struct DevicesChecker {
     }
     verdict.lostEdits = lost.sorted()
     verdict.explanations = lost.sorted().prefix(2).map { id in
+      if id.hasSuffix(" (its note)") {
+        let item = String(id.dropLast(" (its note)".count))
+        let finals = disks.map { "dev\($0.device): \($0.notes[item] ?? "none")" }
+        return "\(id) expected one of \(allowedNotes[item]?.map { $0 ?? "none" } ?? []), "
+          + "found \(finals)"
+      }
       let finals = disks.map { "dev\($0.device): \($0.items?[id] ?? "absent")" }
       return "\(id) expected one of \(allowed[id]?.final.map { $0 ?? "absent" } ?? []), "
         + "found \(finals)"
@@ -160,6 +194,19 @@ struct DevicesChecker {
     return name.hasPrefix(stem + ".sync-conflict-") && name.hasSuffix(".json")
       && name.dropFirst(stem.count + ".sync-conflict-".count).allSatisfy { $0 != "." || true }
       && !name.dropFirst(stem.count).dropLast(".json".count).contains(".conflict-")
+  }
+
+  /// The notes of the items in the file at `url`, read with Foundation alone.
+  static func notes(at url: URL) -> [String: String] {
+    guard let data = try? Data(contentsOf: url),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let content = object["content"] as? [[String: Any]]
+    else { return [:] }
+    var notes: [String: String] = [:]
+    for item in content {
+      if let id = item["id"] as? String, let note = item["note"] as? String { notes[id] = note }
+    }
+    return notes
   }
 
   /// The items in the file at `url`, read with Foundation alone, or `nil` when it cannot be read.

@@ -21,6 +21,9 @@ public enum DevicesChild {
   public enum Mode: String, Sendable, CaseIterable {
     /// Through Keepsake's keys.
     case library
+    /// Through Keepsake's keys, as an older version of the app: its items lack `note`, which it
+    /// never sets and must keep.
+    case older
     /// With Foundation alone, ignoring the engine's conflict copies: it must lose edits.
     case plain
   }
@@ -52,7 +55,11 @@ public enum DevicesChild {
     switch options.mode {
     case .library:
       return await StorageContext.withValue(.disk(name: "device \(options.device)")) {
-        await runLibrary(options)
+        await runLibrary(options, format: DeviceItemsFormat.self)
+      }
+    case .older:
+      return await StorageContext.withValue(.disk(name: "device \(options.device)")) {
+        await runLibrary(options, format: DeviceOlderItemsFormat.self)
       }
     case .plain:
       return await runPlain(options)
@@ -61,26 +68,30 @@ public enum DevicesChild {
 
   // MARK: - Through the library
 
-  private static func runLibrary(_ options: Options) async -> Int32 {
+  private static func runLibrary<Element: DeviceElement, Format: VersionedFormat>(
+    _ options: Options, format: Format.Type
+  ) async -> Int32 where Format.Value == [Element] {
     let itemsURL = options.folder.appendingPathComponent("items.json")
     let settingsURL = options.folder.appendingPathComponent("settings.json")
-    @Shared(
-      .fileStorage(itemsURL, format: DeviceItemsFormat.self, saveInterval: .milliseconds(100)))
-    var items: [DeviceItem] = []
+    @Shared(.fileStorage(itemsURL, format: Format.self, saveInterval: .milliseconds(100)))
+    var items: [Element] = []
     @Shared(.fileStorage(settingsURL, format: DeviceSettingsFormat.self))
     var settings = DeviceSettings(owner: "", counter: 0)
     if let error = $items.loadError ?? $settings.loadError {
       StandardOutput.write("unreadable \(error)")
       return 3
     }
-    let conflicts = ConflictLog(items: $items, settings: $settings)
+    let itemsReference = $items
+    let settingsReference = $settings
+    let conflicts = ConflictLog(
+      items: { itemsReference.lastConflict }, settings: { settingsReference.lastConflict })
     let watching = conflicts.start()
     StandardOutput.write("ready")
     var plan = EditPlan(options)
     let deadline = ContinuousClock.now + .seconds(options.seconds)
     var count = 0
     while ContinuousClock.now < deadline {
-      let edit = plan.next(items: items)
+      let edit = plan.next(items: items.map { ($0.id, $0.text) })
       StandardOutput.write("op \(edit.line)")
       count += 1
       do {
@@ -120,13 +131,16 @@ public enum DevicesChild {
   /// task of its own waits for each change (reports reach `lastConflict` at least 100 ms apart,
   /// see `SyncState.reportSpacing`).
   private final class ConflictLog: Sendable {
-    let items: Shared<[DeviceItem]>
-    let settings: Shared<DeviceSettings>
+    let items: @Sendable () -> SharedConflict?
+    let settings: @Sendable () -> SharedConflict?
     private let printed = Mutex<[String: String]>([:])
     private let wake = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let stopped = Atomic(false)
 
-    init(items: Shared<[DeviceItem]>, settings: Shared<DeviceSettings>) {
+    init(
+      items: @escaping @Sendable () -> SharedConflict?,
+      settings: @escaping @Sendable () -> SharedConflict?
+    ) {
       self.items = items
       self.settings = settings
     }
@@ -137,8 +151,8 @@ public enum DevicesChild {
         while !stopped.load(ordering: .acquiring) {
           let fired = Atomic(false)
           withObservationTracking {
-            _ = items.lastConflict
-            _ = settings.lastConflict
+            _ = items()
+            _ = settings()
           } onChange: { [self] in
             fired.store(true, ordering: .releasing)
             wake.withLock { $0.take() }?.resume()
@@ -166,7 +180,7 @@ public enum DevicesChild {
 
     /// Prints each key's current conflict, if it was not printed yet.
     func print() {
-      for (name, conflict) in [("items", items.lastConflict), ("settings", settings.lastConflict)] {
+      for (name, conflict) in [("items", items()), ("settings", settings())] {
         guard let conflict else { continue }
         let line = "conflict \(name) \(Self.describe(conflict))"
         let isNew = printed.withLock { printed -> Bool in
@@ -210,7 +224,7 @@ public enum DevicesChild {
     let deadline = ContinuousClock.now + .seconds(options.seconds)
     while ContinuousClock.now < deadline {
       var items = PlainFile.items(at: itemsURL)
-      let edit = plan.next(items: items)
+      let edit = plan.next(items: items.map { ($0.id, $0.text) })
       StandardOutput.write("op \(edit.line)")
       do {
         switch edit {
@@ -271,6 +285,8 @@ struct EditPlan {
   enum Edit {
     case add(DeviceItem)
     case edit(DeviceItem)
+    /// The item's `note` (a field the older version does not know) set to `note`.
+    case note(id: String, note: String)
     case delete(String)
     case settings(DeviceSettings)
 
@@ -278,16 +294,22 @@ struct EditPlan {
       switch self {
       case .add(let item): return "add \(item.id) \(item.text)"
       case .edit(let item): return "edit \(item.id) \(item.text)"
+      case .note(let id, let note): return "note \(id) \(note)"
       case .delete(let id): return "delete \(id)"
       case .settings(let value): return "settings \(value.owner) \(value.counter)"
       }
     }
 
-    func apply(to items: inout [DeviceItem]) {
+    func apply<Element: DeviceElement>(to items: inout [Element]) {
       switch self {
-      case .add(let item): items.append(item)
+      case .add(let item): items.append(Element(id: item.id, text: item.text))
       case .edit(let item):
-        if let index = items.firstIndex(where: { $0.id == item.id }) { items[index] = item }
+        // NB: the text only: the rest of the item (its note) is not this edit's.
+        if let index = items.firstIndex(where: { $0.id == item.id }) {
+          items[index].text = item.text
+        }
+      case .note(let id, let note):
+        if let index = items.firstIndex(where: { $0.id == id }) { items[index].setNote(note) }
       case .delete(let id): items.removeAll { $0.id == id }
       case .settings: break
       }
@@ -296,6 +318,8 @@ struct EditPlan {
 
   private var random: SeededGenerator
   private let owner: String
+  /// Whether the process's version knows notes.
+  private let setsNotes: Bool
   private var added = 0
   private var edits = 0
   private var settingsCount = 0
@@ -303,11 +327,12 @@ struct EditPlan {
   init(_ options: DevicesChild.Options) {
     random = SeededGenerator(seed: options.seed, item: options.device * 100 + options.process)
     owner = "\(options.device).\(options.process)"
+    setsNotes = options.mode != .older
   }
 
   /// The next edit, given the items this process sees now: it edits and deletes only its own
   /// items it can see, as a person can only change what the app shows.
-  mutating func next(items: [DeviceItem]) -> Edit {
+  mutating func next(items: [(id: String, text: String)]) -> Edit {
     let mine = items.filter { $0.id.hasPrefix(owner + ".") }
     edits += 1
     let roll = Int.random(in: 0..<100, using: &random)
@@ -321,7 +346,10 @@ struct EditPlan {
       return .add(DeviceItem(id: id, text: "\(id)#\(edits)"))
     }
     let item = mine[Int.random(in: 0..<mine.count, using: &random)]
-    if roll < 80 { return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)")) }
+    if roll < 70 || (roll < 80 && !setsNotes) {
+      return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)"))
+    }
+    if roll < 80 { return .note(id: item.id, note: "\(item.id)~\(edits)") }
     return .delete(item.id)
   }
 
