@@ -15,6 +15,9 @@ extension FileStorageKey {
     target.keepingUnknownMembers = { [self] data, reads in
       keepingUnknownMembers(data, of: reads)
     }
+    target.mergeDocuments = { [self] base, ours, theirs in
+      mergedDocument(base: base, ours: ours, theirs: theirs)
+    }
     return target
   }
 

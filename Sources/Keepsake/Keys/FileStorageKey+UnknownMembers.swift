@@ -48,6 +48,24 @@ extension FileStorageKey {
     return kept
   }
 
+  /// The three documents merged as JSON, field by field, their ancestry aside, and the value the
+  /// model reads from the result; `nil` when they are not JSON or the result does not decode.
+  func mergedDocument(base: Data, ours: Data, theirs: Data) -> (Data, Value)? {
+    func document(_ data: Data) -> JSONValue? {
+      guard var document = try? JSONValue(parsing: data) else { return nil }
+      if case .object(var members) = document {
+        members["ancestry"] = nil
+        document = .object(members)
+      }
+      return document
+    }
+    guard let base = document(base), let ours = document(ours), let theirs = document(theirs)
+    else { return nil }
+    let merged = FieldMerge.merge(base: base, ours: ours, theirs: theirs).value.jsonData()
+    guard let value = try? decode(merged) else { return nil }
+    return (merged, value)
+  }
+
   /// The model's encoding of `value` and `read` as documents, when `read` has members the model
   /// does not write; `nil` when it has none, or when they cannot be kept (not JSON, another
   /// format version: a migration decides what it keeps).

@@ -50,6 +50,11 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// hold that the model does not read: a merge of another device's copy keeps the fields a
   /// newer version of the app wrote, as every save does.
   var keepingUnknownMembers: @Sendable (Data, [(Data, Value)]) -> Data = { data, _ in data }
+  /// Merges three documents (a base, the file, a copy) as JSON, field by field.
+  ///
+  /// Their ancestry aside; the document and its value, or `nil` when they do not merge into one
+  /// the model reads: what the members the model does not read are merged from.
+  var mergeDocuments: @Sendable (Data, Data, Data) -> (Data, Value)? = { _, _, _ in nil }
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`

@@ -96,6 +96,15 @@ extension SyncResolver {
     return nil
   }
 
+  /// The bytes of the newest common version of the file and a copy, when this device keeps
+  /// them: the base the members the model does not read are merged against.
+  func newestCommonData(_ mine: FileVersion, _ copy: FileVersion) -> Data? {
+    guard mine.ancestry != nil, copy.ancestry != nil,
+      let newest = mine.commonVersions(with: copy).first
+    else { return nil }
+    return heldData(newest.hash)
+  }
+
   /// The value of the version `hash`, if this device keeps it and it still decodes.
   private func held(_ hash: String) -> Value? {
     heldData(hash).flatMap { try? target.decode($0) }

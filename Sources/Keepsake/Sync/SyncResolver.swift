@@ -235,8 +235,16 @@ struct SyncResolver<Value: Sendable> {
     let ancestry = target.carriesAncestry ? Ancestry.merge(of: mine, and: copy) : nil
     let merged: Data
     do {
+      // What the model does not read is merged three ways too, where the base's bytes are
+      // here; else it is kept from both sides.
+      var reads = [(fileData, ours), (copyData, theirs)]
+      if let baseData = newestCommonData(mine, copy),
+        let threeWay = target.mergeDocuments(baseData, fileData, copyData)
+      {
+        reads = [threeWay]
+      }
       merged = target.keepingUnknownMembers(
-        try target.encode(result.value, ancestry: ancestry), [(fileData, ours), (copyData, theirs)])
+        try target.encode(result.value, ancestry: ancestry), reads)
     } catch {
       keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
       return

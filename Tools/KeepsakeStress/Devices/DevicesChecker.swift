@@ -50,7 +50,7 @@ struct DevicesChecker {
   func check() -> Verdict {
     var verdict = Verdict()
     var allowed: [String: (final: Set<State>, earlier: Set<State>)] = [:]
-    var allowedNotes: [String: Set<State>] = [:]
+    var allowedNotes: [String: (final: Set<State>, earlier: Set<State>)] = [:]
     var overlapping: Set<String> = []
     var reportedSettingsCopies: [Int: Set<String>] = [:]
     for process in processes {
@@ -114,7 +114,8 @@ struct DevicesChecker {
         var final: Set<State> = [lastAcknowledged.map { history[$0].note }]
         for entry in history[((lastAcknowledged ?? -1) + 1)...] { final.insert(entry.note) }
         for note in pendingNotes[id] ?? [] { final.insert(note) }
-        allowedNotes[id] = final
+        let earlier = Set(history.map { Optional($0.note) }).union([nil]).subtracting(final)
+        allowedNotes[id] = (final, earlier)
       }
     }
     var first: [String: String]?
@@ -142,7 +143,14 @@ struct DevicesChecker {
         // NB: an item that is there keeps its author's note, whoever wrote the file last (an
         // older version's process keeps the field it does not know).
         let note: State = disk.notes[id]
-        if !expectation.contains(note) { lost.insert(id + " (its note)") }
+        if expectation.final.contains(note) { continue }
+        // As for the text: an earlier note is the merge's policy only where it reported the
+        // item as changed on both sides.
+        if overlapping.contains(id) && expectation.earlier.contains(note) {
+          decided.insert(id)
+        } else {
+          lost.insert(id + " (its note)")
+        }
       }
       for id in items.keys where allowed[id] == nil { verdict.unknownItems.append(id) }
       for name in disk.names where Self.isEngineCopy(name, of: "items.json") {
@@ -160,7 +168,7 @@ struct DevicesChecker {
       if id.hasSuffix(" (its note)") {
         let item = String(id.dropLast(" (its note)".count))
         let finals = disks.map { "dev\($0.device): \($0.notes[item] ?? "none")" }
-        return "\(id) expected one of \(allowedNotes[item]?.map { $0 ?? "none" } ?? []), "
+        return "\(id) expected one of \(allowedNotes[item]?.final.map { $0 ?? "none" } ?? []), "
           + "found \(finals)"
       }
       let finals = disks.map { "dev\($0.device): \($0.items?[id] ?? "absent")" }
