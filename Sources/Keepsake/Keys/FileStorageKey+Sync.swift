@@ -18,6 +18,9 @@ extension FileStorageKey {
     target.mergeDocuments = { [self] base, ours, theirs in
       mergedDocument(base: base, ours: ours, theirs: theirs)
     }
+    target.mergeByField = { [self] base, ours, theirs in
+      mergeByField(base: base, ours: ours, theirs: theirs)
+    }
     return target
   }
 

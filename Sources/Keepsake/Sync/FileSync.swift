@@ -55,6 +55,11 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// Their ancestry aside; the document and its value, or `nil` when they do not merge into one
   /// the model reads: what the members the model does not read are merged from.
   var mergeDocuments: @Sendable (Data, Data, Data) -> (Data, Value)? = { _, _, _ in nil }
+  /// The key's merge field by field (see `FileStorageKey.mergeByField`), which a copy's merge
+  /// takes before the value's own merge, as a save's does.
+  var mergeByField: @Sendable (Value, Value, Value) -> FieldMergeOutcome<Value> = { _, _, _ in
+    .notApplicable
+  }
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`

@@ -231,7 +231,14 @@ struct SyncResolver<Value: Sendable> {
       outcome.waiting.append(other.name)
       return
     }
-    let result = merge.merge(base: base, ours: ours, theirs: theirs)
+    // Field by field where the value merges so, as a save's merge: an element changed on both
+    // sides keeps both sides' changes to different fields.
+    let result: SharedMergeResult<Value>
+    if case .merged(let value, let conflicts) = target.mergeByField(base, ours, theirs) {
+      result = SharedMergeResult(value: value, conflicts: conflicts)
+    } else {
+      result = merge.merge(base: base, ours: ours, theirs: theirs)
+    }
     let ancestry = target.carriesAncestry ? Ancestry.merge(of: mine, and: copy) : nil
     let merged: Data
     do {

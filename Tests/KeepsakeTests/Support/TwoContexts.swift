@@ -36,6 +36,8 @@ struct TwoContexts {
 struct Note: Codable, Equatable, Identifiable, Sendable {
   var id: Int
   var text: String
+  /// Set by tests of merges field by field; absent from the bytes when `nil`.
+  var pinned: Bool? = nil
 }
 
 /// A value with no meaningful merge.

@@ -33,6 +33,22 @@ struct SyncResolverTests {
     #expect(devices.here.names == ["notes.json"])
   }
 
+  @Test("An element changed here and on the other device keeps both changes to different fields")
+  func mergedFieldByField() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    try devices.save([Note(id: 1, text: "oat milk")] + start.dropFirst())
+    var pinned = start
+    pinned[0].pinned = true
+    devices.here.put(
+      try devices.theirs(pinned, over: shared),
+      as: "notes.sync-conflict-20261201-152748-6IHVPYN.json")
+    devices.merge()
+    let note = try devices.stored().first { $0.id == 1 }
+    #expect(note?.text == "oat milk", "our text")
+    #expect(note?.pinned == true, "their pin")
+  }
+
   @Test("The merged file lists both versions as its parents")
   func mergeListsBothSides() throws {
     let devices = TwoDevices()

@@ -85,7 +85,13 @@ struct DevicesChecker {
         case "conflict" where words.count >= 5:
           if words[2] == "merged" {
             if words[1] == "items", words[4] != "-" {
-              overlapping.formUnion(words[4].split(separator: ",").map(String.init))
+              // An item's id, or a field of it (`<id>.note`, from a merge field by field).
+              for part in words[4].split(separator: ",").map(String.init) {
+                overlapping.insert(part)
+                for suffix in [".text", ".note"] where part.hasSuffix(suffix) {
+                  overlapping.insert(String(part.dropLast(suffix.count)))
+                }
+              }
             }
             if words[3] == "overwritten-save" {
               verdict.savesMergedBack += 1
