@@ -15,19 +15,12 @@ extension FileStorageKey {
   /// does not know merged back in; `data` itself when there are none (the common case costs one
   /// encoding and one comparison per document read).
   func keepingUnknownMembers(_ data: Data) -> Data {
-    guard
-      let (base, theirs) = known.unknownMembers(find: { read, value in
-        guard let value = value as? Value else { return nil }
-        return unknownMembers(of: read, value: value)
-      }),
-      let ours = try? JSONValue(parsing: data)
-    else { return data }
-    let merged = FieldMerge.keepingUnknown(in: ours, known: base, read: theirs)
-    // NB: a document that does not decode is never written: the model's own bytes are.
-    guard merged != ours else { return data }
-    let kept = merged.jsonData()
-    guard (try? decode(kept)) != nil else { return data }
-    return kept
+    let found = known.unknownMembers(find: { read, value in
+      guard let value = value as? Value else { return nil }
+      return unknownMembers(of: read, value: value)
+    })
+    guard let found else { return data }
+    return putting([found], into: data)
   }
 
   /// `data` with what each of `reads` (documents read, with the values read from them) holds
@@ -35,15 +28,21 @@ extension FileStorageKey {
   /// document the key read: for a merge of several documents read at once (another device's
   /// copy and the file).
   func keepingUnknownMembers(_ data: Data, of reads: [(Data, Value)]) -> Data {
-    guard var ours = try? JSONValue(parsing: data) else { return data }
-    let original = ours
-    for (read, value) in reads {
-      guard let (base, theirs) = unknownMembers(of: read, value: value) else { continue }
-      ours = FieldMerge.keepingUnknown(in: ours, known: base, read: theirs)
+    let found = reads.compactMap { read, value in unknownMembers(of: read, value: value) }
+    guard !found.isEmpty else { return data }
+    return putting(found, into: data)
+  }
+
+  /// `data` with each document's unknown members (`theirs`, beside the model's view of it,
+  /// `base`) put back, in order.
+  private func putting(_ found: [(base: JSONValue, theirs: JSONValue)], into data: Data) -> Data {
+    guard let ours = try? JSONValue(parsing: data) else { return data }
+    let merged = found.reduce(ours) { document, members in
+      FieldMerge.keepingUnknown(in: document, known: members.base, read: members.theirs)
     }
     // NB: a document that does not decode is never written: the model's own bytes are.
-    guard ours != original else { return data }
-    let kept = ours.jsonData()
+    guard merged != ours else { return data }
+    let kept = merged.jsonData()
     guard (try? decode(kept)) != nil else { return data }
     return kept
   }

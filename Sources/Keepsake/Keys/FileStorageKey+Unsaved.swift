@@ -176,9 +176,9 @@ extension FileStorageKey {
       (merged, conflicts) = (result.value, result.conflicts)
     }
     // Theirs is kept durably before ours replaces it, when a field changed on both sides.
-    if mergesByField && !conflicts.isEmpty && !keepingCopy { throw keepsChange }
-    let copy =
-      mergesByField && !conflicts.isEmpty ? try keepConflictCopy(stored, in: context).url : nil
+    let keepsTheirs = mergesByField && !conflicts.isEmpty
+    if keepsTheirs && !keepingCopy { throw keepsChange }
+    let copy = keepsTheirs ? try keepConflictCopy(stored, in: context).url : nil
     // NB: what the file holds that this model does not read is written back, as every save
     // does: the document read is the file's.
     known.noteRead(stored, value: theirs)

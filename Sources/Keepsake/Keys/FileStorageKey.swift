@@ -459,6 +459,7 @@ final class KnownFile: Sendable {
     state.withLock { $0.removedUnseen || ($0.identity == nil && $0.seen != nil) }
   }
   func seen() -> FileIdentity? { state.withLock { $0.seen } }
+  func hasHadFile() -> Bool { state.withLock { $0.hadFile } }
 
   // MARK: Whole-second times
 
@@ -516,7 +517,6 @@ final class KnownFile: Sendable {
     }
     return hash
   }
-  func hasHadFile() -> Bool { state.withLock { $0.hadFile } }
 }
 
 /// What a file key is made with: the same for every copy of the key and every reference of it.
