@@ -94,6 +94,10 @@ struct SimulationCampaignTests {
       // A file recreated within the grace of its removal, and a change made meanwhile: the
       // save the grace held back must still run when it ends.
       "p2 f2 b=1 | ob:recreate w1 L1b s1b s1b cb s1b s1b m1b",
+      // A change whose save timer fired during the grace, the wait then ended by a merge of
+      // the file put back (not by the grace): the held-back save must still run.
+      "p3 f1 a=1 old=1 | oa:recreate w2 s2a B1a s2a s1a d1a1 m2a s1a s1a s1a w2 K1 ca s2a t5 t2 "
+        + "s2a s2a s2a s2a m2a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)

@@ -384,8 +384,12 @@ struct PersistenceMachine: Sendable {
       return mutated()
     case .timerFired(.save):
       saveTimerArmed = false
-      // The end of the grace saves what is pending.
-      if replacement == .waiting { return [] }
+      // The end of the grace saves what is pending, or the first job after it, when a write
+      // (a file put back and merged) ends the wait before the grace does.
+      if replacement == .waiting {
+        wantsSave = true
+        return []
+      }
       if inTransaction && job == nil && flaws.contains(.savesInsideTransactions) {
         return flawedSaveInsideTransaction(.save(force: false), waiters: [])
       }
