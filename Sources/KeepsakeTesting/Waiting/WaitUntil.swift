@@ -5,7 +5,9 @@ import Observation
 ///
 /// For a change that arrives on its own: a `SharedReader` that loads in the background, a
 /// save error, a value another process wrote. Every `Shared`'s value, `isLoading`, `loadError`
-/// and `saveError` is observable, so the wait wakes at the change itself, never by polling:
+/// and `saveError` is observable, so the wait wakes at the change itself (and, for a change made
+/// in the instant the observation is being installed, which Observation cannot hear, at a look
+/// every 100 ms):
 ///
 /// ```swift
 /// @SharedReader(.catalogue) var catalogue = Catalogue.empty
@@ -16,9 +18,9 @@ import Observation
 /// `timeout` is not a speed requirement: it turns a change that never comes into a failure
 /// instead of a test that never ends, so make it generous.
 ///
-/// > Important: Only what the Observation framework tracks wakes the wait; a condition on
-/// > anything else (a counter in a `Mutex`, a file on disk) is checked at the start and again
-/// > only at the timeout.
+/// > Important: Only what the Observation framework tracks wakes the wait at once; a condition
+/// > on anything else (a counter in a `Mutex`, a file on disk) is seen only by the look every
+/// > 100 ms.
 ///
 /// - Parameters:
 ///   - timeout: How long to wait at most.
@@ -48,6 +50,15 @@ public func waitUntil(
         }
         return false
       }
+    }
+    group.addTask {
+      // NB: Observation registers its observer after the condition's read, so a change made
+      // in between is never heard: the condition is also looked at now and then.
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(100))
+        if condition() { return true }
+      }
+      return false
     }
     group.addTask {
       try? await Task.sleep(for: timeout)
