@@ -678,9 +678,10 @@ struct PersistenceMachine: Sendable {
       case .reload, .load:
         let drops = readableAgain && flaws.contains(.takesReadableDataWhole)
         // NB: an explicit load takes what it finds; a reload in the background waits for a
-        // removed file to come back.
+        // removed file to come back (files only: a removed preference is not being replaced).
         let reloads: Bool = if case .reload = job.purpose { true } else { false }
-        let waits = reloads && replacement != .over && !exiting
+        let isFile: Bool = if case .file = kind { true } else { false }
+        let waits = reloads && isFile && replacement != .over && !exiting
         return .step(
           .reconcile(
             adoptOnly: true, force: false, body: nil, dropsPending: drops, waitsForRemoved: waits))
