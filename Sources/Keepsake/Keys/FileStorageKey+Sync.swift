@@ -129,6 +129,13 @@ extension FileStorageKey {
       && Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.conflictMarker)
   }
 
+  /// Whether `name` is a change a process kept beside the file `fileName` when its save was
+  /// refused.
+  static func isKeptChange(_ name: String, of fileName: String) -> Bool {
+    name.contains(Quarantine.unsavedMarker)
+      && Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.unsavedMarker)
+  }
+
   /// Watches the file (`watch`, the key's own subscription) and the copies engines put beside
   /// it, and scans for them once now in the background.
   func syncSubscribe(
@@ -140,9 +147,18 @@ extension FileStorageKey {
       fileAt: filePath,
       entriesMatching: {
         target.isCopy($0) || Self.isKeepsakeConflictCopy($0, of: target.fileName)
+          || Self.isKeptChange($0, of: target.fileName)
       },
-      onEntries: {
+      onEntries: { [self] in
         let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
+        // A change another process could not save (an older version's, on this device or
+        // another) is merged by the first process that can read the file: this one, now.
+        if names.contains(where: { Self.isKeptChange($0, of: target.fileName) }) {
+          state.scheduleTakeIn {
+            takeInKeptChanges(in: context)
+            onChange()
+          }
+        }
         // Every writer is told: a conflict copy another process kept beside the file (of a
         // version it could not merge, this process's perhaps) reaches this process's app too.
         for name in names where Self.isKeepsakeConflictCopy(name, of: target.fileName) {

@@ -11,12 +11,16 @@ import Foundation
 /// read the file (a newer version, or this one once the file is readable again) merges it into
 /// the file three ways and removes it; `keepsake quarantined` lists it.
 extension FileStorageKey {
-  /// Keeps `value`, with `base`, as this reference's unsaved change, in place of its earlier
-  /// one at `earlier`.
+  /// Keeps `value`, with `base`, as this reference's unsaved change, in a new copy that takes
+  /// the place of its earlier one at `earlier`.
+  ///
+  /// A copy is never written again once made: a process merging it (another device's, through a
+  /// sync engine) reads what it removes. The earlier copy goes once the new one, which holds all
+  /// it held, is durable.
   ///
   /// - Returns: Where it is kept.
   func keepUnsavedChange(
-    _ value: Value, base: Value?, reason: String, replacing earlier: URL?,
+    _ value: Value, base: Value?, reason: String, superseding earlier: URL?,
     in context: StorageContext
   ) throws -> URL {
     try checkPath()
@@ -24,10 +28,6 @@ extension FileStorageKey {
       reason: reason, change: try encode(value), base: try base.map(encode))
     let data = try UnsavedChange.encoder.encode(change)
     let fileSystem = context.fileSystem
-    if let earlier {
-      try fileSystem.writeAtomically(data, to: earlier)
-      return earlier
-    }
     let folder = file.deletingLastPathComponent()
     let besideTheFile = fileSystem.folderExists(folder)
     let place =
@@ -50,6 +50,7 @@ extension FileStorageKey {
     guard let made else {
       throw FileSystemError(.write, path: file.path, reason: .alreadyExists)
     }
+    if let earlier, earlier != made { try? fileSystem.removeItem(at: earlier) }
     return made
   }
 
@@ -69,9 +70,7 @@ extension FileStorageKey {
   func takeInKeptChanges(in context: StorageContext) {
     let folder = file.deletingLastPathComponent()
     guard let names = try? context.fileSystem.contentsOfDirectory(at: folder) else { return }
-    let kept = names.filter {
-      Quarantine.isCopy(named: $0, of: file.lastPathComponent, marker: Quarantine.unsavedMarker)
-    }
+    let kept = names.filter { Self.isKeptChange($0, of: file.lastPathComponent) }
     if !kept.isEmpty { takeIn(kept, in: context) }
   }
 

@@ -48,7 +48,7 @@ protocol CoordinatedKey<Value>: SharedKey {
   /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on,
   /// in place of the earlier one at `earlier`; says where.
   func keepUnsavedChange(
-    _ value: Value, base: Value?, reason: String, replacing earlier: URL?,
+    _ value: Value, base: Value?, reason: String, superseding earlier: URL?,
     in context: StorageContext
   ) throws -> URL
 }

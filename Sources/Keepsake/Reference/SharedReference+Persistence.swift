@@ -133,17 +133,25 @@ extension SharedReference {
     guard let coordinated, hasPendingChange() else { return }
     let (value, base) = storage.withLock { ($0, self.base) }
     let reason = persistence.withLock { $0.saveError.map { "\($0)" } } ?? "the save was refused"
-    // NB: a failure here is already told: the save error says the change was not saved. The
-    // earlier copy is replaced only while it is still this reference's: another process may
-    // have merged it and removed it, and a third made a copy of its own by that name since.
+    // NB: a failure here is already told: the save error says the change was not saved.
     let fileSystem = context.fileSystem
-    let earlier = work.unsaved.flatMap { kept in
-      (try? fileSystem.identity(of: kept.url)) == kept.identity ? kept.url : nil
+    var keptBase = base
+    var earlier: URL?
+    if let kept = work.unsaved {
+      if (try? fileSystem.identity(of: kept.url)) == kept.identity {
+        // Still there: the new copy, made on the same base, takes its place.
+        (earlier, keptBase) = (kept.url, kept.base)
+      } else {
+        // Gone: a process that could read the file merged it and removed it (or a third took
+        // its name since), so its value is in the file. It is the new copy's base: a change of
+        // ours since (an element deleted) is then a change, not what the file already had.
+        keptBase = kept.value
+      }
     }
     if let kept = try? coordinated.keepUnsavedChange(
-      value, base: base, reason: reason, replacing: earlier, in: context)
+      value, base: keptBase, reason: reason, superseding: earlier, in: context)
     {
-      work.unsaved = (kept, try? fileSystem.identity(of: kept))
+      work.unsaved = (kept, try? fileSystem.identity(of: kept), value, keptBase)
     }
   }
 
@@ -459,9 +467,9 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var snapshot: (value: Value, saved: Bool)?
   /// Where the last quarantine copy was put.
   var quarantined: URL?
-  /// Where this reference's change is kept while the file cannot take it, and the identity of
-  /// the copy it wrote there.
-  var unsaved: (url: URL, identity: FileIdentity?)?
+  /// Where this reference's change is kept while the file cannot take it: the identity of the
+  /// copy it wrote there, and the value and base it holds.
+  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?)?
 }
 
 extension PersistenceMachine {

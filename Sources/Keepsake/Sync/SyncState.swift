@@ -234,6 +234,27 @@ final class SyncState: Sendable {
     }
   }
 
+  /// Runs `takeIn` soon on the background queue, unless it is already due: another process
+  /// kept a change beside the file (see `FileStorageKey+Unsaved.swift`), and this one may be
+  /// able to merge it now, rather than at its next launch.
+  ///
+  /// NB: a short delay lets the copy's own writes (a temporary file, then its rename) settle.
+  func scheduleTakeIn(_ takeIn: @escaping @Sendable () -> Void) {
+    let due = fields.withLock { fields -> Bool in
+      guard fields.isActive, !fields.takeInScheduled else { return false }
+      fields.takeInScheduled = true
+      return true
+    }
+    guard due else { return }
+    Self.queue.asyncAfter(deadline: .now() + 0.05) { [self] in
+      let active = fields.withLock { fields -> Bool in
+        fields.takeInScheduled = false
+        return fields.isActive
+      }
+      if active { takeIn() }
+    }
+  }
+
   /// The file changed: in a synced folder, another device's version may have replaced a save
   /// of this one (see `SyncResolver`), so it is scanned.
   func fileChanged<Value>(_ target: SyncTarget<Value>, in context: StorageContext) {
@@ -294,6 +315,7 @@ private struct SyncStateFields {
   /// When this reference first needed a base it does not hold, per copy.
   var waitingSince: [String: ContinuousClock.Instant] = [:]
   var scanScheduled = false
+  var takeInScheduled = false
   var isActive = true
   /// How many of the file's locks this reference holds now (a save's, a transaction's).
   var locksHeld = 0

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Keepsake
+import KeepsakeTesting
 import Testing
 
 /// Changes a file cannot take (it cannot be read, or is from a newer version) are kept durably
@@ -25,10 +26,14 @@ struct UnsavedChangeTests {
     let kept = try #require(unsavedCopies(in: disk).first)
     let text = try String(contentsOf: disk.file(kept), encoding: .utf8)
     #expect(text.contains("made by the older app"), "the change itself is in the kept file")
-    // A second refusal replaces the kept change, never adds a second one.
+    // A second refusal replaces the kept change, never adds a second one: a new copy, holding
+    // both changes, takes the first one's place (a copy is never written again once made).
     notes.withLock { $0.append(Note(id: 3, text: "and another")) }
     await #expect(throws: SharedSaveError.self) { try await notes.save() }
-    #expect(unsavedCopies(in: disk) == [kept])
+    let copies = unsavedCopies(in: disk)
+    #expect(copies.count == 1)
+    let second = try String(contentsOf: disk.file(try #require(copies.first)), encoding: .utf8)
+    #expect(second.contains("made by the older app") && second.contains("and another"))
   }
 
   @Test("The next process that can read the file merges the kept change into it, and removes it")
@@ -82,6 +87,41 @@ struct UnsavedChangeTests {
   nonisolated enum OldNotesFormat: VersionedFormat {
     typealias Value = [NoteV1]
     static let currentVersion = 1
+  }
+
+  @Test("A process already open merges the change an older version kept, as it appears")
+  func openProcessMergesKeptChange() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    let newer = disk.shared(
+      .fileStorage(file, format: NotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("newer"), default: [Note]())
+    newer.withLock { $0 = [Note(id: 1, text: "from the newer app")] }
+    try await newer.save()
+    let older = disk.shared(
+      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("older"), default: [NoteV1]())
+    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    // The newer process, open all along, is not asked to load: it sees the copy and merges it.
+    #expect(
+      await waitUntil(timeout: .seconds(60)) {
+        newer.wrappedValue.count == 2 && unsavedCopies(in: disk).isEmpty
+      })
+    #expect(newer.wrappedValue.texts == [1: "from the newer app", 2: "from the older app"])
+    let stored = try Data(contentsOf: file)
+    #expect(try NotesFormat.decode(stored).texts == newer.wrappedValue.texts)
+    #expect(NotesFormat.version(of: stored).version == 2)
+
+    // The older version deletes what it added: its next kept change is made on the copy that
+    // was merged, so the deletion is a change, and the newer process takes it in too.
+    older.withLock { $0.removeAll { $0.id == 2 } }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    #expect(
+      await waitUntil(timeout: .seconds(60)) {
+        newer.wrappedValue.count == 1 && unsavedCopies(in: disk).isEmpty
+      })
+    #expect(newer.wrappedValue.texts == [1: "from the newer app"])
   }
 
   @Test("An older version's change to a newer file is kept in its own version, then merged")
