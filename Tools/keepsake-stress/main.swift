@@ -23,8 +23,9 @@ import KeepsakeStress
 //                   --start-file F [--seed S]
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
 //   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
-//   devices-child <folder> --device D --process P --seconds S --seed N --mode library|older|plain
-//                 --stop-file F [--pending-every K]
+//   devices-child <folder> --device D --process P --seconds S --seed N
+//                 --mode library|older|older-format|plain --stop-file F [--pending-every K]
+//                 [--notes-of D.P,D.P]
 
 /// The command line: positional words, `--name value` options and `--flag`s.
 struct Arguments {
@@ -362,6 +363,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
   case "devices-child":
     try arguments.rejectUnknown([
       "--device", "--process", "--seconds", "--seed", "--mode", "--stop-file", "--pending-every",
+      "--notes-of",
     ])
     guard arguments.positional.count == 2, let stop = arguments.options["--stop-file"] else {
       throw UsageError("devices-child takes a folder and --stop-file")
@@ -373,8 +375,9 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.seconds = try arguments.seconds("--seconds", default: 10)
     options.seed = try arguments.seed() ?? 1
     options.pendingEvery = try arguments.integer("--pending-every", default: 0)
+    options.notesOf = (arguments.options["--notes-of"] ?? "").split(separator: ",").map(String.init)
     guard let mode = DevicesChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
-      throw UsageError("devices-child --mode takes library|older|plain")
+      throw UsageError("devices-child --mode takes library|older|older-format|plain")
     }
     options.mode = mode
     return await DevicesChild.run(options)

@@ -59,14 +59,16 @@ extension FileStorageKey {
   }
 
   /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
-  /// the one the key last read or wrote.
-  func syncEncode(_ value: Value, in context: StorageContext) throws -> Data {
+  /// `parent`, the file's bytes just read, or else the version the key last read or wrote.
+  func syncEncode(_ value: Value, over parent: Data? = nil, in context: StorageContext) throws
+    -> Data
+  {
     let target = syncTarget
-    guard target.carriesAncestry, sync.state.isSynced(target, in: context, data: nil) else {
+    guard target.carriesAncestry, sync.state.isSynced(target, in: context, data: parent) else {
       return try encode(value)
     }
-    let ancestry = Ancestry.child(
-      of: sync.state.known, writer: sync.state.device(target, in: context))
+    let known = parent.map { FileVersion($0, readsAncestry: true) } ?? sync.state.known
+    let ancestry = Ancestry.child(of: known, writer: sync.state.device(target, in: context))
     return try target.encode(value, ancestry: ancestry)
   }
 

@@ -179,11 +179,14 @@ extension FileStorageKey {
     if keepsTheirs && !keepingCopy { throw keepsChange }
     let copy = keepsTheirs ? try keepConflictCopy(stored, in: context).url : nil
     // NB: what the file holds that this model does not read is written back, as every save
-    // does: the document read is the file's.
+    // does: the document read is the file's. In a synced folder the file says it was written
+    // over the version read, as a save's does, so other devices merge it from a known base.
     known.noteRead(stored, value: theirs)
+    syncDidRead(stored, in: context)
+    let written = keepingUnknownMembers(try syncEncode(merged, over: stored, in: context))
     try fileSystem.replaceAtomically(
-      keepingUnknownMembers(try encode(merged)), at: file, expecting: identity,
-      creatingFolder: false)
+      written, at: file, expecting: identity, creatingFolder: false)
+    syncDidWrite(written, in: context)
     return (.merged(overlapping: conflicts), copy)
   }
 }

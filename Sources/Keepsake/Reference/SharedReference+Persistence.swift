@@ -131,7 +131,7 @@ extension SharedReference {
   /// `FileStorageKey+Unsaved.swift`); a later save that writes it removes the copy.
   private func keepUnsaved() {
     guard let coordinated, hasPendingChange() else { return }
-    let (value, base) = storage.withLock { ($0, self.base) }
+    let (value, base, changes) = storage.withLock { ($0, self.base, generation) }
     let reason = persistence.withLock { $0.saveError.map { "\($0)" } } ?? "the save was refused"
     // NB: a failure here is already told: the save error says the change was not saved.
     let fileSystem = context.fileSystem
@@ -143,15 +143,17 @@ extension SharedReference {
         (earlier, keptBase) = (kept.url, kept.base)
       } else {
         // Gone: a process that could read the file merged it and removed it (or a third took
-        // its name since), so its value is in the file. It is the new copy's base: a change of
-        // ours since (an element deleted) is then a change, not what the file already had.
+        // its name since), so its value is in the file: nothing to keep when nothing changed
+        // since. Else it is the new copy's base: a change of ours since (an element deleted)
+        // is then a change, not what the file already had.
+        if kept.generation == changes { return }
         keptBase = kept.value
       }
     }
     if let kept = try? coordinated.keepUnsavedChange(
       value, base: keptBase, reason: reason, superseding: earlier, in: context)
     {
-      work.unsaved = (kept, try? fileSystem.identity(of: kept), value, keptBase)
+      work.unsaved = (kept, try? fileSystem.identity(of: kept), value, keptBase, changes)
     }
   }
 
@@ -468,8 +470,8 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   /// Where the last quarantine copy was put.
   var quarantined: URL?
   /// Where this reference's change is kept while the file cannot take it: the identity of the
-  /// copy it wrote there, and the value and base it holds.
-  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?)?
+  /// copy it wrote there, the value and base it holds, and the value's generation.
+  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?, generation: UInt64)?
 }
 
 extension PersistenceMachine {

@@ -2,16 +2,18 @@ import Foundation
 import Keepsake
 
 /// An item the devices campaign's processes add, edit and delete: each belongs to the process
-/// that added it (`<device>.<process>.<n>`), and only that process edits or deletes it, so every
-/// change of the file's items has exactly one author and the final file is fully determined by
-/// the acknowledged edits.
+/// that added it (`<device>.<process>.<n>`), and only that process edits its text or deletes it;
+/// one other process sets its note. So every field of the file's items has exactly one author,
+/// two writers change one item, and the final file is fully determined by the acknowledged
+/// edits.
 public struct DeviceItem: DeviceElement, Hashable {
   /// `<device>.<process>.<n>`.
   public var id: String
   /// `<id>#<edit>`: which edit of the item this is.
   public var text: String
-  /// `<id>~<edit>`: a field a newer version of the app added without a new format version,
-  /// which an older version's process must keep (see ``DeviceOlderItem``).
+  /// `<id>~<noter>~<edit>`: a field a newer version of the app added without a new format
+  /// version, which an older version's process must keep (see ``DeviceOlderItem``), set by a
+  /// process other than the item's owner.
   public var note: String?
 
   /// An item.
@@ -46,14 +48,32 @@ public protocol DeviceElement: Codable, Identifiable, Equatable, Sendable where 
   mutating func setNote(_ note: String)
 }
 
-/// The items' file, in a versioned format (so that it carries its ancestry in a synced folder).
+/// The items' file, in a versioned format (so that it carries its ancestry in a synced folder),
+/// at version 2: a process of ``DeviceFirstItemsFormat`` cannot read what this writes.
 public enum DeviceItemsFormat: VersionedFormat {
   public typealias Value = [DeviceItem]
-  public static let currentVersion = 1
+  public static let currentVersion = 2
+  public static let migrations =
+    MigrationChain
+    .starting(at: 1, with: [DeviceOlderItem].self)
+    // NB: the items are the same; the version says the newer app wrote the file.
+    .migratingJSON(to: 2, as: [DeviceItem].self) { _ in }
 }
 
-/// The same file as the older version reads it: the same format version.
+/// The same file as the older version reads it: the same format version, its items without
+/// notes.
 public enum DeviceOlderItemsFormat: VersionedFormat {
+  public typealias Value = [DeviceOlderItem]
+  public static let currentVersion = 2
+  public static let migrations =
+    MigrationChain
+    .starting(at: 1, with: [DeviceOlderItem].self)
+    .migratingJSON(to: 2, as: [DeviceOlderItem].self) { _ in }
+}
+
+/// The file as the app's version before the format's version 2 knew it: it reads version 1
+/// only, and its items have no notes.
+public enum DeviceFirstItemsFormat: VersionedFormat {
   public typealias Value = [DeviceOlderItem]
   public static let currentVersion = 1
 }

@@ -11,9 +11,12 @@ import Synchronization
 ///    the machine) and waits until they are connected;
 /// 2. on each device, `processesPerDevice` processes (`keepsake-stress devices-child`, with the
 ///    device's own `XDG_STATE_HOME`) add, edit and delete items of their own in `items.json`,
-///    set their items' notes, and now and then set `settings.json`, a value that cannot merge;
-///    the last device's last process runs an older version of the app, whose items have no
-///    note: its saves and merges must keep the others' notes;
+///    set the notes of another process's items (two writers, two fields of one item), and now
+///    and then set `settings.json`, a value that cannot merge; the last device's last process
+///    runs an older version of the app, whose items have no note: its saves and merges must keep
+///    the others' notes; the device before it runs, as its last process, a version one format
+///    version older, which cannot read the newer file: its changes are kept beside the file,
+///    and the newer processes must merge them;
 /// 3. meanwhile the campaign pauses and resumes the links between devices at random, so that
 ///    the devices change the files while apart and the engine makes conflict copies;
 /// 4. the links come back, and the campaign waits until the daemons are quiet and every device's
@@ -44,6 +47,11 @@ public struct DevicesCampaign: Sendable {
     /// Every this many edits, one is left to the coalesced save (pending while the engine may be
     /// replacing the file) and acknowledged by the flush after it; 0: every edit is saved.
     public var pendingEvery = 3
+    /// Whether the last device's last process runs an older model, without the items' notes.
+    public var olderModel = true
+    /// Whether a process runs the format's version 1, which cannot read the others' files: the
+    /// last process of the device before the last.
+    public var olderFormat = true
 
     /// The default run, starting `executable` as the processes.
     public init(executable: String) { self.executable = executable }
@@ -96,23 +104,21 @@ public struct DevicesCampaign: Sendable {
       _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
       for child in children { child.reader.finish(timeout: 30) }
     }
-    let olderDevice = cluster.devices.last?.index
+    let modes = processModes(devices: cluster.devices.map(\.index))
+    let noters = Self.noters(of: modes)
     for device in cluster.devices {
       let state = scratch.appendingPathComponent("dev\(device.index)/state")
       for process in 1...configuration.processesPerDevice {
-        // The last device's last process runs an older version of the app, which does not know
-        // the items' notes and must keep them.
-        let older =
-          configuration.writer == .library && device.index == olderDevice
-          && process == configuration.processesPerDevice
-        let mode = older ? DevicesChild.Mode.older : configuration.writer
+        let name = "\(device.index).\(process)"
+        let mode = modes.first { $0.name == name }?.mode ?? configuration.writer
+        let notesOf = noters[name, default: []].joined(separator: ",")
         let child = try ChildProcess(
           executable: configuration.executable,
           arguments: [
             "devices-child", device.folder.path, "--device", "\(device.index)", "--process",
             "\(process)", "--seconds", "\(configuration.seconds)", "--seed",
             "\(configuration.seed)", "--mode", mode.rawValue, "--stop-file",
-            stop.path, "--pending-every", "\(configuration.pendingEvery)",
+            stop.path, "--pending-every", "\(configuration.pendingEvery)", "--notes-of", notesOf,
           ],
           environment: ["XDG_STATE_HOME": state.path])
         children.append((device.index, ChildReader(child)))
@@ -191,6 +197,7 @@ public struct DevicesCampaign: Sendable {
     let library = configuration.writer == .library
     figures += [
       .init("edits acknowledged", verdict.acknowledged),
+      .init("changes kept beside the file by the older format", verdict.kept),
       .init("offline periods", offlinePeriods),
       .init("conflict copies made by the engine", engineCopies.count),
       .init("conflict copies merged", verdict.copiesMerged.count),
@@ -204,6 +211,8 @@ public struct DevicesCampaign: Sendable {
       .init(
         "conflict copies left beside items.json", verdict.itemCopiesLeft.count, isLoss: library),
       .init("settings copies not reported", verdict.unreportedSettingsCopies.count, isLoss: true),
+      .init(
+        "kept changes left beside items.json", verdict.keptChangesLeft.count, isLoss: library),
       .init("lost edits", verdict.lostEdits.count, isLoss: true),
     ]
     if !verdict.unreportedSettingsCopies.isEmpty {
@@ -216,6 +225,43 @@ public struct DevicesCampaign: Sendable {
     if !verdict.itemCopiesLeft.isEmpty && library {
       failures.append("copies left: \(verdict.itemCopiesLeft.prefix(3))")
     }
+    if !verdict.keptChangesLeft.isEmpty && library {
+      failures.append("kept changes never merged: \(verdict.keptChangesLeft.prefix(3))")
+    }
+  }
+
+  /// How each process (`<device>.<process>`) writes, in order.
+  private func processModes(devices: [Int]) -> [(name: String, mode: DevicesChild.Mode)] {
+    let count = configuration.processesPerDevice
+    var modes = devices.flatMap { device in
+      (1...count).map { (name: "\(device).\($0)", mode: configuration.writer) }
+    }
+    guard configuration.writer == .library, !modes.isEmpty else { return modes }
+    if configuration.olderModel { modes[modes.count - 1].mode = .older }
+    // The last process of the device before the last.
+    let olderFormat = modes.count - 1 - count
+    if configuration.olderFormat && modes.indices.contains(olderFormat) {
+      modes[olderFormat].mode = .olderFormat
+    }
+    return modes
+  }
+
+  /// Which owners' items each process notes: each newer process notes the items of the
+  /// processes after it, up to the next newer one (round the ring), so every item's note has one
+  /// author, never the item's own.
+  static func noters(of modes: [(name: String, mode: DevicesChild.Mode)]) -> [String: [String]] {
+    let newer = modes.indices.filter { modes[$0].mode == .library }
+    var noters: [String: [String]] = [:]
+    for (position, index) in newer.enumerated() {
+      let next = newer[(position + 1) % newer.count]
+      var owner = (index + 1) % modes.count
+      while true {
+        if owner != index { noters[modes[index].name, default: []].append(modes[owner].name) }
+        if owner == next { break }
+        owner = (owner + 1) % modes.count
+      }
+    }
+    return noters
   }
 
   /// Waits until the daemons are quiet and, twice in a row, every device's items are the same
@@ -232,7 +278,10 @@ public struct DevicesCampaign: Sendable {
       }
       let copies = cluster.devices.flatMap { device in
         ((try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [])
-          .filter { DevicesChecker.isEngineCopy($0, of: "items.json") }
+          .filter {
+            DevicesChecker.isEngineCopy($0, of: "items.json")
+              || DevicesChecker.isKeptChange($0, of: "items.json")
+          }
       }
       let same = files.allSatisfy { $0 != nil && $0 == files[0] }
       let clean = configuration.writer == .plain || copies.isEmpty

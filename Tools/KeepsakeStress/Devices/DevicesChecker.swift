@@ -5,9 +5,12 @@ import Foundation
 ///
 /// NB: written apart from Keepsake: the files are read with Foundation's JSON (the envelope's
 /// `content`, whatever else the file carries), and the model is only the edits each process
-/// printed, in order. Each item has one author, so its final state is what its author's last
+/// printed, in order. Each field of an item has one author (its text and its existence the
+/// process that added it, its note another one), so its final state is what its author's last
 /// acknowledged edit made it (or, when later edits were not acknowledged, what one of them made
-/// it: an unacknowledged change stays in memory and may be saved by a later save).
+/// it: an unacknowledged change stays in memory and may be saved by a later save). A change
+/// kept beside the file because the file is from a newer format version counts as acknowledged:
+/// the newer processes must merge it.
 struct DevicesChecker {
   /// One process's printed lines.
   struct Process {
@@ -30,6 +33,10 @@ struct DevicesChecker {
 
   struct Verdict {
     var acknowledged = 0
+    /// Changes an older format version's process kept beside the file.
+    var kept = 0
+    /// Kept changes still beside `items.json` at the end: none was merged.
+    var keptChangesLeft: [String] = []
     var lostEdits: [String] = []
     var decidedByPolicy: [String] = []
     var unknownItems: [String] = []
@@ -75,9 +82,10 @@ struct DevicesChecker {
           if let (id, state) = Self.edit(words.dropFirst()) {
             pending[id, default: []].append(state)
           }
-        case "ack", "unacked":
-          let acknowledged = kind == "ack"
-          if acknowledged { verdict.acknowledged += 1 }
+        case "ack", "unacked", "kept":
+          let acknowledged = kind != "unacked"
+          if kind == "ack" { verdict.acknowledged += 1 }
+          if kind == "kept" { verdict.kept += 1 }
           if let (id, state) = Self.edit(words.dropFirst()) {
             states[id, default: []].append((state, acknowledged))
             pending[id]?.removeFirst()
@@ -162,6 +170,9 @@ struct DevicesChecker {
       for name in disk.names where Self.isEngineCopy(name, of: "items.json") {
         verdict.itemCopiesLeft.append("dev\(disk.device)/\(name)")
       }
+      for name in disk.names where Self.isKeptChange(name, of: "items.json") {
+        verdict.keptChangesLeft.append("dev\(disk.device)/\(name)")
+      }
       let reported = reportedSettingsCopies[disk.device] ?? []
       for name in disk.names where Self.isEngineCopy(name, of: "settings.json") {
         if !reported.contains(name.replacingOccurrences(of: " ", with: "_")) {
@@ -208,6 +219,13 @@ struct DevicesChecker {
     return name.hasPrefix(stem + ".sync-conflict-") && name.hasSuffix(".json")
       && name.dropFirst(stem.count + ".sync-conflict-".count).allSatisfy { $0 != "." || true }
       && !name.dropFirst(stem.count).dropLast(".json".count).contains(".conflict-")
+  }
+
+  /// Whether `name` is a change a process kept beside the file `file` (`items.json`) when its
+  /// save was refused.
+  static func isKeptChange(_ name: String, of file: String) -> Bool {
+    let stem = String(file.dropLast(".json".count))
+    return name.hasPrefix(stem + ".unsaved-") && name.hasSuffix(".json")
   }
 
   /// The notes of the items in the file at `url`, read with Foundation alone.

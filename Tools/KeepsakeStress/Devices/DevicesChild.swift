@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// It prints `ready`, then for every edit `op <what>` before and `ack <what>` once it is durably
 /// saved (`try await save()` returned, data-safety rule "An acknowledged save is on disk"), or
-/// `unacked <what>` when the save failed; `<what>` is `add <id> <text>`, `edit <id> <text>`,
+/// `unacked <what>` when the save failed, or `kept <what>` when it was refused because the file
+/// is from a newer format version (the change is then kept beside the file, for a newer process
+/// to merge); `<what>` is `add <id> <text>`, `edit <id> <text>`, `note <id> <note>`,
 /// `delete <id>` or `settings <owner> <counter>`. It prints each conflict its keys report as
 /// `conflict items|settings <resolution> <copy> <overlapping ids>`, `edited` when its edits are
 /// over and `done` at the end.
@@ -24,6 +26,10 @@ public enum DevicesChild {
     /// Through Keepsake's keys, as an older version of the app: its items lack `note`, which it
     /// never sets and must keep.
     case older
+    /// Through Keepsake's keys, as a version of the app one format version older: it cannot
+    /// read a file the newer processes wrote, so its changes are kept beside the file, and the
+    /// newer processes must merge them.
+    case olderFormat = "older-format"
     /// With Foundation alone, ignoring the engine's conflict copies: it must lose edits.
     case plain
   }
@@ -38,6 +44,9 @@ public enum DevicesChild {
     public var mode = Mode.library
     /// Every this many edits, one is left to the coalesced save; 0: none.
     public var pendingEvery = 0
+    /// The processes (`<device>.<process>`) whose items this one sets notes of: a field of
+    /// another writer's items, so two writers change one item's two fields.
+    public var notesOf: [String] = []
     public var stopFile: URL
 
     /// A process editing the files in `folder` until `stopFile` appears.
@@ -61,6 +70,10 @@ public enum DevicesChild {
       return await StorageContext.withValue(.disk(name: "device \(options.device)")) {
         await runLibrary(options, format: DeviceOlderItemsFormat.self)
       }
+    case .olderFormat:
+      return await StorageContext.withValue(.disk(name: "device \(options.device)")) {
+        await runLibrary(options, format: DeviceFirstItemsFormat.self)
+      }
     case .plain:
       return await runPlain(options)
     }
@@ -77,7 +90,13 @@ public enum DevicesChild {
     var items: [Element] = []
     @Shared(.fileStorage(settingsURL, format: DeviceSettingsFormat.self))
     var settings = DeviceSettings(owner: "", counter: 0)
-    if let error = $items.loadError ?? $settings.loadError {
+    // NB: the older format's process may find the newer processes' file: its changes are then
+    // kept beside it.
+    if let error = options.mode == .olderFormat
+      ? $settings.loadError
+      : $items.loadError
+        ?? $settings.loadError
+    {
       StandardOutput.write("unreadable \(error)")
       return 3
     }
@@ -112,6 +131,9 @@ public enum DevicesChild {
           }
         }
         StandardOutput.write("ack \(edit.line)")
+      } catch SharedSaveError.protected {
+        // Refused: the file is from a newer format version, and the change is kept beside it.
+        StandardOutput.write("kept \(edit.line)")
       } catch {
         StandardOutput.write("unacked \(edit.line)")
       }
@@ -318,8 +340,8 @@ struct EditPlan {
 
   private var random: SeededGenerator
   private let owner: String
-  /// Whether the process's version knows notes.
-  private let setsNotes: Bool
+  /// The owners whose items this process notes, when its version knows notes.
+  private let notesOf: [String]
   private var added = 0
   private var edits = 0
   private var settingsCount = 0
@@ -327,13 +349,15 @@ struct EditPlan {
   init(_ options: DevicesChild.Options) {
     random = SeededGenerator(seed: options.seed, item: options.device * 100 + options.process)
     owner = "\(options.device).\(options.process)"
-    setsNotes = options.mode != .older
+    notesOf = options.mode == .library ? options.notesOf : []
   }
 
   /// The next edit, given the items this process sees now: it edits and deletes only its own
-  /// items it can see, as a person can only change what the app shows.
+  /// items it can see, and sets the notes of the items it notes that it can see, as a person can
+  /// only change what the app shows.
   mutating func next(items: [(id: String, text: String)]) -> Edit {
     let mine = items.filter { $0.id.hasPrefix(owner + ".") }
+    let noted = items.filter { item in notesOf.contains { item.id.hasPrefix($0 + ".") } }
     edits += 1
     let roll = Int.random(in: 0..<100, using: &random)
     if roll < 3 {
@@ -345,11 +369,12 @@ struct EditPlan {
       let id = "\(owner).\(added)"
       return .add(DeviceItem(id: id, text: "\(id)#\(edits)"))
     }
-    let item = mine[Int.random(in: 0..<mine.count, using: &random)]
-    if roll < 70 || (roll < 80 && !setsNotes) {
-      return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)"))
+    if (70..<85).contains(roll), !noted.isEmpty {
+      let item = noted[Int.random(in: 0..<noted.count, using: &random)]
+      return .note(id: item.id, note: "\(item.id)~\(owner)~\(edits)")
     }
-    if roll < 80 { return .note(id: item.id, note: "\(item.id)~\(edits)") }
+    let item = mine[Int.random(in: 0..<mine.count, using: &random)]
+    if roll < 85 { return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)")) }
     return .delete(item.id)
   }
 
