@@ -234,8 +234,21 @@ struct SyncResolver<Value: Sendable> {
     // Field by field where the value merges so, as a save's merge: an element changed on both
     // sides keeps both sides' changes to different fields.
     let result: SharedMergeResult<Value>
+    var keptTheirs: URL?
     if case .merged(let value, let conflicts) = target.mergeByField(base, ours, theirs) {
       result = SharedMergeResult(value: value, conflicts: conflicts)
+      if !conflicts.isEmpty {
+        // A field changed on both devices to different values keeps ours in the file and
+        // theirs in a conflict copy beside it, durably before the engine's copy goes.
+        do {
+          keptTheirs = try ConflictCopies.keep(
+            copyData, besides: target.url, in: fileSystem, making: { state.noteOwnCopy($0) }
+          ).url
+        } catch {
+          outcome.busy = true
+          return
+        }
+      }
     } else {
       result = merge.merge(base: base, ours: ours, theirs: theirs)
     }
@@ -265,7 +278,9 @@ struct SyncResolver<Value: Sendable> {
       parents: ancestry == nil ? [mine.hash, copy.hash] : [], plain: ancestry == nil)
     discard(other, outcome: &outcome)
     state.stopWaiting(for: other.name)
-    report(.merged(overlapping: result.conflicts), other, base: kind)
+    var conflict = conflict(.merged(overlapping: result.conflicts), other, base: kind)
+    conflict.copy = keptTheirs
+    state.report(conflict)
   }
 
   /// Writes the merged bytes durably (rule "Writes are atomic and durable"); `false` when the

@@ -49,6 +49,26 @@ struct SyncResolverTests {
     #expect(note?.pinned == true, "their pin")
   }
 
+  @Test("A field changed on both devices keeps ours in the file and theirs in a copy beside it")
+  func fieldChangedOnBothDevicesKeepsTheirs() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    try devices.save([Note(id: 1, text: "oat milk")] + start.dropFirst())
+    var edited = start
+    edited[0].text = "almond milk"
+    edited[1].pinned = true
+    let copy = try devices.theirs(edited, over: shared)
+    devices.here.put(copy, as: "notes.sync-conflict-20261201-152748-6IHVPYN.json")
+    devices.merge()
+    let stored = try devices.stored()
+    #expect(stored.first { $0.id == 1 }?.text == "oat milk", "ours, in the file")
+    #expect(stored.first { $0.id == 2 }?.pinned == true, "their change to another note, merged")
+    let kept = devices.here.names.filter { $0.hasPrefix("notes.conflict-") }
+    #expect(kept.count == 1, "theirs, beside the file: \(devices.here.names)")
+    let theirs = try NotesFormat.decode(try #require(devices.here.bytes(kept.first ?? "")))
+    #expect(theirs.first { $0.id == 1 }?.text == "almond milk")
+  }
+
   @Test("The merged file lists both versions as its parents")
   func mergeListsBothSides() throws {
     let devices = TwoDevices()
