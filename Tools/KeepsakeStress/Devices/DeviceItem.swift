@@ -1,19 +1,20 @@
 import Foundation
 import Keepsake
 
-/// An item the devices campaign's processes add, edit and delete: each belongs to the process
-/// that added it (`<device>.<process>.<n>`), and only that process edits its text or deletes it;
-/// one other process sets its note. So every field of the file's items has exactly one author,
-/// two writers change one item, and the final file is fully determined by the acknowledged
-/// edits.
+/// An item the devices campaign's processes add, edit and delete.
+///
+/// Each belongs to the process that added it (`<device>.<process>.<n>`), and only that process
+/// edits its text or deletes it, so the text's final state is determined by the acknowledged
+/// edits. Its note has two authors, that process and one other: two writers change one item's
+/// two fields, and one field at once (see `DevicesChecker`).
 public struct DeviceItem: DeviceElement, Hashable {
   /// `<device>.<process>.<n>`.
   public var id: String
   /// `<id>#<edit>`: which edit of the item this is.
   public var text: String
-  /// `<id>~<noter>~<edit>`: a field a newer version of the app added without a new format
-  /// version, which an older version's process must keep (see ``DeviceOlderItem``), set by a
-  /// process other than the item's owner.
+  /// `<id>~<writer>~<edit>`: a field a newer version of the app added without a new format
+  /// version, which an older version's process must keep (see ``DeviceOlderItem``), set by the
+  /// item's owner and by one other process.
   public var note: String?
 
   /// An item.
@@ -23,6 +24,8 @@ public struct DeviceItem: DeviceElement, Hashable {
   }
 
   public mutating func setNote(_ note: String) { self.note = note }
+
+  public var noteText: String? { note }
 }
 
 /// The same item as an older version of the app knows it, without `note`: a process running it
@@ -37,6 +40,8 @@ public struct DeviceOlderItem: DeviceElement, Hashable {
   }
 
   public mutating func setNote(_ note: String) {}
+
+  public var noteText: String? { nil }
 }
 
 /// An item as a version of the app models it.
@@ -46,6 +51,8 @@ public protocol DeviceElement: Codable, Identifiable, Equatable, Sendable where 
   init(id: String, text: String)
   /// Sets the item's note, if this version knows notes.
   mutating func setNote(_ note: String)
+  /// The item's note, if this version knows notes.
+  var noteText: String? { get }
 }
 
 /// The items' file, in a versioned format (so that it carries its ancestry in a synced folder),

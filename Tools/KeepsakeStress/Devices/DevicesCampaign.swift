@@ -187,7 +187,8 @@ public struct DevicesCampaign: Sendable {
         device: device.index,
         items: DevicesChecker.items(at: device.folder.appendingPathComponent("items.json")),
         names: (try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [],
-        notes: DevicesChecker.notes(at: device.folder.appendingPathComponent("items.json")))
+        notes: DevicesChecker.notes(at: device.folder.appendingPathComponent("items.json")),
+        copiedNotes: DevicesChecker.copiedNotes(in: device.folder))
     }
     let verdict = DevicesChecker(
       processes: children.map { DevicesChecker.Process(device: $0.device, lines: $0.reader.lines) },

@@ -5,12 +5,17 @@ import Foundation
 ///
 /// NB: written apart from Keepsake: the files are read with Foundation's JSON (the envelope's
 /// `content`, whatever else the file carries), and the model is only the edits each process
-/// printed, in order. Each field of an item has one author (its text and its existence the
-/// process that added it, its note another one), so its final state is what its author's last
-/// acknowledged edit made it (or, when later edits were not acknowledged, what one of them made
-/// it: an unacknowledged change stays in memory and may be saved by a later save). A change
-/// kept beside the file because the file is from a newer format version counts as acknowledged:
-/// the newer processes must merge it.
+/// printed, in order. An item's text and existence have one author, the process that added it,
+/// so their final state is what its last acknowledged edit made them (or, when later edits were
+/// not acknowledged, what one of them made them: an unacknowledged change stays in memory and
+/// may be saved by a later save). A change kept beside the file because the file is from a
+/// newer format version counts as acknowledged: the newer processes must merge it.
+///
+/// An item's note has two authors, its owner and one other process, which may set it at once
+/// on two devices. Each note set names the note it replaced, so the checker knows which notes
+/// were replaced on purpose. Each author's last acknowledged note must be in the file, or
+/// replaced on purpose by a later one, or kept in a conflict copy beside the file: the field
+/// changed on both sides that the merge did not write.
 struct DevicesChecker {
   /// One process's printed lines.
   struct Process {
@@ -26,6 +31,8 @@ struct DevicesChecker {
     var names: [String]
     /// The items' notes by id (a field the older version's process does not know).
     var notes: [String: String] = [:]
+    /// The notes in Keepsake's conflict copies of `items.json`, as `<id> <note>`.
+    var copiedNotes: Set<String> = []
   }
 
   /// An item as it is after an edit: its text, or `nil` for deleted.
@@ -57,7 +64,10 @@ struct DevicesChecker {
   func check() -> Verdict {
     var verdict = Verdict()
     var allowed: [String: (final: Set<State>, earlier: Set<State>)] = [:]
-    var allowedNotes: [String: (final: Set<State>, earlier: Set<State>)] = [:]
+    // Per item, per author: the notes that may stand for the author's last one.
+    var allowedNotes: [String: [Set<String>]] = [:]
+    // Notes a later note replaced on purpose (its writer saw them).
+    var replaced: Set<String> = []
     var overlapping: Set<String> = []
     var reportedSettingsCopies: [Int: Set<String>] = [:]
     for process in processes {
@@ -70,10 +80,11 @@ struct DevicesChecker {
         let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard let kind = words.first else { continue }
         switch kind {
-        case "op" where words.count == 4 && words[1] == "note":
+        case "op" where words.count == 5 && words[1] == "note":
           pendingNotes[words[2], default: []].append(words[3])
-        case "ack" where words.count == 4 && words[1] == "note",
-          "unacked" where words.count == 4 && words[1] == "note":
+          if words[4] != "-" { replaced.insert(words[2] + " " + words[4]) }
+        case "ack" where words.count == 5 && words[1] == "note",
+          "unacked" where words.count == 5 && words[1] == "note":
           let acknowledged = kind == "ack"
           if acknowledged { verdict.acknowledged += 1 }
           notes[words[2], default: []].append((words[3], acknowledged))
@@ -121,15 +132,15 @@ struct DevicesChecker {
         let earlier = Set(history.map(\.state)).union([nil]).subtracting(final)
         allowed[id] = (final, earlier)
       }
-      // A note, like the text, is what its author's last acknowledged note made it (or a later
-      // one, not acknowledged); before any is acknowledged, none is fine too.
+      // This author's last acknowledged note, or a later one, not acknowledged; before any is
+      // acknowledged, nothing is asked of it.
       for (id, history) in notes {
-        let lastAcknowledged = history.lastIndex { $0.acknowledged }
-        var final: Set<State> = [lastAcknowledged.map { history[$0].note }]
-        for entry in history[((lastAcknowledged ?? -1) + 1)...] { final.insert(entry.note) }
-        for note in pendingNotes[id] ?? [] { final.insert(note) }
-        let earlier = Set(history.map { Optional($0.note) }).union([nil]).subtracting(final)
-        allowedNotes[id] = (final, earlier)
+        guard let lastAcknowledged = history.lastIndex(where: { $0.acknowledged }) else {
+          continue
+        }
+        var candidates = Set(history[lastAcknowledged...].map(\.note))
+        candidates.formUnion(pendingNotes[id] ?? [])
+        allowedNotes[id, default: []].append(candidates)
       }
     }
     var first: [String: String]?
@@ -153,17 +164,16 @@ struct DevicesChecker {
           lost.insert(id)
         }
       }
-      for (id, expectation) in allowedNotes where items[id] != nil {
-        // NB: an item that is there keeps its author's note, whoever wrote the file last (an
-        // older version's process keeps the field it does not know).
-        let note: State = disk.notes[id]
-        if expectation.final.contains(note) { continue }
-        // As for the text: an earlier note is the merge's policy only where it reported the
-        // item as changed on both sides.
-        if overlapping.contains(id) && expectation.earlier.contains(note) {
-          decided.insert(id)
-        } else {
-          lost.insert(id + " (its note)")
+      for (id, authors) in allowedNotes where items[id] != nil {
+        // NB: an item that is there keeps each author's note, whoever wrote the file last (an
+        // older version's process keeps the field it does not know): in the file, replaced by
+        // a writer that saw it, or in a conflict copy when two set it at once.
+        for candidates in authors {
+          let kept = candidates.contains { note in
+            disk.notes[id] == note || replaced.contains(id + " " + note)
+              || disk.copiedNotes.contains(id + " " + note)
+          }
+          if !kept { lost.insert(id + " (its note)") }
         }
       }
       for id in items.keys where allowed[id] == nil { verdict.unknownItems.append(id) }
@@ -185,7 +195,7 @@ struct DevicesChecker {
       if id.hasSuffix(" (its note)") {
         let item = String(id.dropLast(" (its note)".count))
         let finals = disks.map { "dev\($0.device): \($0.notes[item] ?? "none")" }
-        return "\(id) expected one of \(allowedNotes[item]?.final.map { $0 ?? "none" } ?? []), "
+        return "\(id) expected each of \(allowedNotes[item]?.map { $0.sorted() } ?? []), "
           + "found \(finals)"
       }
       let finals = disks.map { "dev\($0.device): \($0.items?[id] ?? "absent")" }
@@ -226,6 +236,18 @@ struct DevicesChecker {
   static func isKeptChange(_ name: String, of file: String) -> Bool {
     let stem = String(file.dropLast(".json".count))
     return name.hasPrefix(stem + ".unsaved-") && name.hasSuffix(".json")
+  }
+
+  /// The notes in Keepsake's conflict copies of `items.json` in `folder`, as `<id> <note>`.
+  static func copiedNotes(in folder: URL) -> Set<String> {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    var copied: Set<String> = []
+    for name in names where name.hasPrefix("items.conflict-") && name.hasSuffix(".json") {
+      for (id, note) in notes(at: folder.appendingPathComponent(name)) {
+        copied.insert(id + " " + note)
+      }
+    }
+    return copied
   }
 
   /// The notes of the items in the file at `url`, read with Foundation alone.

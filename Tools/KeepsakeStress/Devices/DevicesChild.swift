@@ -110,7 +110,7 @@ public enum DevicesChild {
     let deadline = ContinuousClock.now + .seconds(options.seconds)
     var count = 0
     while ContinuousClock.now < deadline {
-      let edit = plan.next(items: items.map { ($0.id, $0.text) })
+      let edit = plan.next(items: items.map { ($0.id, $0.text, $0.noteText) })
       StandardOutput.write("op \(edit.line)")
       count += 1
       do {
@@ -246,7 +246,7 @@ public enum DevicesChild {
     let deadline = ContinuousClock.now + .seconds(options.seconds)
     while ContinuousClock.now < deadline {
       var items = PlainFile.items(at: itemsURL)
-      let edit = plan.next(items: items.map { ($0.id, $0.text) })
+      let edit = plan.next(items: items.map { ($0.id, $0.text, $0.noteText) })
       StandardOutput.write("op \(edit.line)")
       do {
         switch edit {
@@ -307,8 +307,9 @@ struct EditPlan {
   enum Edit {
     case add(DeviceItem)
     case edit(DeviceItem)
-    /// The item's `note` (a field the older version does not know) set to `note`.
-    case note(id: String, note: String)
+    /// The item's `note` (a field the older version does not know) set to `note`, in place of
+    /// `previous`, the note the process saw.
+    case note(id: String, note: String, previous: String?)
     case delete(String)
     case settings(DeviceSettings)
 
@@ -316,7 +317,7 @@ struct EditPlan {
       switch self {
       case .add(let item): return "add \(item.id) \(item.text)"
       case .edit(let item): return "edit \(item.id) \(item.text)"
-      case .note(let id, let note): return "note \(id) \(note)"
+      case .note(let id, let note, let previous): return "note \(id) \(note) \(previous ?? "-")"
       case .delete(let id): return "delete \(id)"
       case .settings(let value): return "settings \(value.owner) \(value.counter)"
       }
@@ -330,7 +331,7 @@ struct EditPlan {
         if let index = items.firstIndex(where: { $0.id == item.id }) {
           items[index].text = item.text
         }
-      case .note(let id, let note):
+      case .note(let id, let note, _):
         if let index = items.firstIndex(where: { $0.id == id }) { items[index].setNote(note) }
       case .delete(let id): items.removeAll { $0.id == id }
       case .settings: break
@@ -342,6 +343,8 @@ struct EditPlan {
   private let owner: String
   /// The owners whose items this process notes, when its version knows notes.
   private let notesOf: [String]
+  /// Whether it sets the notes of its own items too (each item's note then has two authors).
+  private let notesOwn: Bool
   private var added = 0
   private var edits = 0
   private var settingsCount = 0
@@ -350,12 +353,13 @@ struct EditPlan {
     random = SeededGenerator(seed: options.seed, item: options.device * 100 + options.process)
     owner = "\(options.device).\(options.process)"
     notesOf = options.mode == .library ? options.notesOf : []
+    notesOwn = options.mode == .library
   }
 
   /// The next edit, given the items this process sees now: it edits and deletes only its own
-  /// items it can see, and sets the notes of the items it notes that it can see, as a person can
-  /// only change what the app shows.
-  mutating func next(items: [(id: String, text: String)]) -> Edit {
+  /// items it can see, and sets the notes of those and of the items it notes that it can see,
+  /// as a person can only change what the app shows.
+  mutating func next(items: [(id: String, text: String, note: String?)]) -> Edit {
     let mine = items.filter { $0.id.hasPrefix(owner + ".") }
     let noted = items.filter { item in notesOf.contains { item.id.hasPrefix($0 + ".") } }
     edits += 1
@@ -369,12 +373,18 @@ struct EditPlan {
       let id = "\(owner).\(added)"
       return .add(DeviceItem(id: id, text: "\(id)#\(edits)"))
     }
-    if (70..<85).contains(roll), !noted.isEmpty {
-      let item = noted[Int.random(in: 0..<noted.count, using: &random)]
-      return .note(id: item.id, note: "\(item.id)~\(owner)~\(edits)")
+    // NB: notes go to each owner's first items mostly, so that the two authors of a note often
+    // set it at once, on two devices apart.
+    if (65..<78).contains(roll), !noted.isEmpty {
+      let item = noted[Int.random(in: 0..<min(noted.count, 3), using: &random)]
+      return .note(id: item.id, note: "\(item.id)~\(owner)~\(edits)", previous: item.note)
+    }
+    if (78..<86).contains(roll), notesOwn {
+      let item = mine[Int.random(in: 0..<min(mine.count, 2), using: &random)]
+      return .note(id: item.id, note: "\(item.id)~\(owner)~\(edits)", previous: item.note)
     }
     let item = mine[Int.random(in: 0..<mine.count, using: &random)]
-    if roll < 85 { return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)")) }
+    if roll < 86 { return .edit(DeviceItem(id: item.id, text: "\(item.id)#\(edits)")) }
     return .delete(item.id)
   }
 

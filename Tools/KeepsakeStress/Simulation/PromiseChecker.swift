@@ -168,8 +168,13 @@ struct PromiseChecker {
       let fields = fields(bytes, file)
       if !fields.isEmpty { copyFields.append((path, fields)) }
       if kind == .unsaved {
-        for item in held where isInMemoryOnly(item) { states[item] = .keptUnsaved(path) }
-        for value in fields.values.flatMap(\.values) where isInMemoryOnly(value) {
+        // NB: a kept change is never written again: a later one holds it too, and the earlier
+        // one goes, so what an earlier one kept is kept by this one now.
+        for item in held where isInMemoryOnly(item) || isKeptUnsaved(states[item]) {
+          states[item] = .keptUnsaved(path)
+        }
+        for value in fields.values.flatMap(\.values)
+        where isInMemoryOnly(value) || isKeptUnsaved(fieldStates[value]) {
           fieldStates[value] = .keptUnsaved(path)
         }
       }
@@ -247,6 +252,11 @@ struct PromiseChecker {
     case .unsettled(let why):
       fail(.unsettled, why)
     }
+  }
+
+  private func isKeptUnsaved(_ state: State?) -> Bool {
+    if case .keptUnsaved? = state { return true }
+    return false
   }
 
   private func isInMemoryOnly(_ item: String) -> Bool {
