@@ -84,11 +84,12 @@ enum TemporaryFile {
   ///
   /// - Returns: What else was left beside the file for the key to take in: changes kept unsaved
   ///   by an earlier process (see ``Quarantine/unsavedMarker``) and files a save swapped out but
-  ///   did not live to put back (see ``swappedOutMarker``). Usually none.
+  ///   did not live to put back (see ``swappedOutMarker``); and the conflict copies kept beside
+  ///   it, which the reference reports. Usually none.
   @discardableResult
   static func removeAbandoned(
     besides url: URL, path: String, in context: StorageContext
-  ) -> [String] {
+  ) -> (takeIn: [String], conflictCopies: [String]) {
     // NB: the folder's path by string: on Linux `deletingLastPathComponent()` standardizes and
     // resolves links with a system call per component, on every key's creation.
     let folderPath = FolderPath.parent(of: path) ?? path
@@ -101,14 +102,16 @@ enum TemporaryFile {
       // folder must not hold up keys in other folders. Two keys listing one folder at once
       // keep the first listing.
       let listed = try? fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent())
-      let names = (listed ?? []).filter { isAbandoned($0) || isLeftToTakeIn($0) }
+      let names = (listed ?? []).filter {
+        isAbandoned($0) || isLeftToTakeIn($0) || Quarantine.parse($0)?.marker == conflictMarker
+      }
       found = context.abandonedTemporaryFiles.withLock { known in
         if let earlier = known[folderPath] { return earlier }
         known[folderPath] = names
         return names
       }
     }
-    guard !found.isEmpty else { return [] }
+    guard !found.isEmpty else { return ([], []) }
     let fileName = url.lastPathComponent
     let leftovers = found.filter { name in
       Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.unsavedMarker)
@@ -118,8 +121,11 @@ enum TemporaryFile {
     context.abandonedTemporaryFiles.withLock { known in
       known[folderPath]?.removeAll { removed.contains($0) || leftovers.contains($0) }
     }
-    return leftovers
+    let copies = Quarantine.copies(of: fileName, among: found, marker: conflictMarker)
+    return (leftovers, copies)
   }
+
+  private static var conflictMarker: String { Quarantine.conflictMarker }
 
   /// Whether `name` is a change kept unsaved, or a file swapped out by a save that did not live
   /// to put it back: never removed, always taken in by its key.

@@ -157,12 +157,28 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     if pathProblem != nil { return nil }
-    let leftovers = TemporaryFile.removeAbandoned(besides: file, path: filePath, in: context)
+    let (leftovers, copies) = TemporaryFile.removeAbandoned(
+      besides: file, path: filePath, in: context)
     let subscription = syncSubscribe(in: context, onChange: onChange)
     if !leftovers.isEmpty {
       takeIn(leftovers, in: context)
       // The reference reads what this wrote, whether or not a watch reports it.
       onChange()
+    }
+    // Every writer is told, whenever it opens the key: a version kept beside the file in a
+    // conflict copy (by another process, or one that has ended: a command-line tool's) is
+    // reported until someone restores or removes it. The newest one (`copies` is oldest
+    // first); `keepsake quarantined` lists them all.
+    let folder = file.deletingLastPathComponent()
+    let kept = copies.last { name in
+      context.fileSystem.belongsWithStore(folder.appendingPathComponent(name), store: file)
+    }
+    if let kept {
+      sync.state.reportOnce(
+        SharedConflict(
+          keyID: id, url: file, resolution: .keptBoth(copy: folder.appendingPathComponent(kept)),
+          keptByAnotherProcess: true),
+        about: kept)
     }
     return subscription
   }

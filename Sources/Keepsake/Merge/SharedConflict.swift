@@ -51,6 +51,9 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   /// Whether another process resolved the conflict, and this one learns of it from the copy it
   /// kept beside the file: the version in ``Resolution/keptBoth(copy:)``'s copy may be this
   /// process's.
+  ///
+  /// A reference reports the newest such copy when its key is opened, for as long as the copy
+  /// is beside the file, and each one made while it is open.
   public var keptByAnotherProcess: Bool
 
   /// Creates a conflict report.

@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 @Suite("Two processes saving one file")
 struct CrossProcessSaveTests {
@@ -143,14 +144,20 @@ struct CrossProcessSaveTests {
 
   @Test("A file deleted by another process returns the value to its default")
   func outsideDeleteWithNothingPending() async throws {
-    let world = TwoContexts()
-    try world.disk.writeAtomically(try JSONEncoder().encode([Note(id: 1, text: "one")]), to: url)
-    let a = world.inFirst(.fileStorage(url), default: [Note(id: 0, text: "default")])
+    let disk = InMemoryFileSystem()
+    let clock = StorageClock.manual()
+    try disk.writeAtomically(try JSONEncoder().encode([Note(id: 1, text: "one")]), to: url)
+    let a = StorageContext.withValue(.inMemory(name: "process A", fileSystem: disk, clock: clock)) {
+      Shared(.fileStorage(url), default: [Note(id: 0, text: "default")])
+    }
     #expect(a.wrappedValue == [Note(id: 1, text: "one")])
-    world.disk.setContents(nil, at: url)
+    disk.setContents(nil, at: url)
     try await a.flush()
+    // NB: a removal is taken in once no file came back in its place for the replacement grace
+    // (a sync engine removes a file, then renames the new one in).
+    await clock.advance(by: PersistenceMachine.replacementGrace)
     #expect(a.wrappedValue == [Note(id: 0, text: "default")])
-    #expect(try world.disk.contents(of: url) == nil, "nothing is written back")
+    #expect(try disk.contents(of: url) == nil, "nothing is written back")
   }
 
   @Test("A file deleted while a change is pending is written again, and the app is told")
@@ -230,5 +237,42 @@ struct CrossProcessSaveTests {
       return
     }
     #expect(told.lastPathComponent == copy.lastPathComponent)
+  }
+
+  @Test("Every writer is told: a process that opens the key later hears of a copy kept beside it")
+  func laterWriterIsTold() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("settings.json")
+    try JSONEncoder().encode(Settings(theme: "light", fontSize: 12)).write(to: file)
+    do {
+      // A command-line tool saves its change and ends; the app saves over it and keeps it.
+      let tool = disk.shared(
+        .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("tool"),
+        default: Settings(theme: "", fontSize: 0))
+      let app = disk.shared(
+        .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("app"),
+        default: Settings(theme: "", fontSize: 0))
+      app.withLock { $0.fontSize = 20 }
+      tool.withLock { $0.theme = "dark" }
+      try await tool.save()
+      try await app.save()
+      guard case .keptBoth? = app.lastConflict?.resolution else {
+        Issue.record("the app keeps both, got \(String(describing: app.lastConflict))")
+        return
+      }
+    }
+    let copies = disk.folder.names.filter { $0.contains(".conflict-") }
+    #expect(copies.count == 1)
+    // The tool runs again: it hears of the copy at once, from the file's folder.
+    let again = disk.shared(
+      .fileStorage(file, saveInterval: .seconds(60)), in: disk.process("tool, again"),
+      default: Settings(theme: "", fontSize: 0))
+    #expect(await eventually { again.lastConflict != nil })
+    guard case .keptBoth(let told)? = again.lastConflict?.resolution else {
+      Issue.record("told of the copy, got \(String(describing: again.lastConflict))")
+      return
+    }
+    #expect(told.lastPathComponent == copies.first)
+    #expect(again.lastConflict?.keptByAnotherProcess == true)
   }
 }
