@@ -154,12 +154,10 @@ extension FileStorageKey {
       onEntries: { [self] in
         let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
         // A change another process could not save (an older version's, on this device or
-        // another) is merged by the first process that can read the file: this one, now.
+        // another) is merged by the first process that can read the file: this one, now. Its
+        // write is a change of the file like any, which the file's watch reports.
         if names.contains(where: { Self.isKeptChange($0, of: target.fileName) }) {
-          state.scheduleTakeIn {
-            takeInKeptChanges(in: context)
-            onChange()
-          }
+          state.scheduleTakeIn { takeInKeptChanges(in: context) }
         }
         // Every writer is told: a conflict copy another process kept beside the file (of a
         // version it could not merge, this process's perhaps) reaches this process's app too.
