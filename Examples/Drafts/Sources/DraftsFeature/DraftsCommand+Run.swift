@@ -48,7 +48,10 @@ extension DraftsCommand {
       // Every writer is told: a conflict this command met, and the versions kept beside the
       // store by any program (this one, the app, another device).
       var lines = done.isEmpty ? [] : [done]
-      if let conflict = drafts.lastConflict { lines.append("Note: \(conflict)") }
+      // NB: a copy another process kept is in the note on the versions kept beside the store.
+      if let conflict = drafts.lastConflict, !conflict.keptByAnotherProcess {
+        lines.append("Note: \(conflict)")
+      }
       return (lines + keptVersionsNote()).joined(separator: "\n")
     } catch let error as DraftsError {
       throw error
