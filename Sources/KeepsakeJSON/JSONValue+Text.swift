@@ -11,8 +11,11 @@ extension JSONValue {
 
   /// The value as UTF-8 JSON with sorted keys: equal values give equal bytes.
   ///
-  /// - Parameter prettyPrinted: Indent with two spaces, one key or element per line.
-  package func jsonData(prettyPrinted: Bool = false) -> Data {
-    JSONTreeWriter.write(self, prettyPrinted: prettyPrinted)
+  /// - Parameters:
+  ///   - prettyPrinted: Indent with two spaces, one key or element per line.
+  ///   - escapingSlashes: Write `/` as `\/`, as the encoder (and Foundation's) does: for a
+  ///     document written in place of a model's own encoding.
+  package func jsonData(prettyPrinted: Bool = false, escapingSlashes: Bool = false) -> Data {
+    JSONTreeWriter.write(self, prettyPrinted: prettyPrinted, escapingSlashes: escapingSlashes)
   }
 }

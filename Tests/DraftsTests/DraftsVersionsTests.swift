@@ -48,9 +48,13 @@ struct DraftsVersionsTests {
   func olderAddsToNewerStore() async throws {
     let home = try DraftsProcess.home()
     let store = home.url.appendingPathComponent("drafts.json")
-    let newer = newerApp(store)
-    newer.withLock { $0 = [DraftV4(id: UUID(), content: "from v4", pinned: true, tags: ["new"])] }
-    try await newer.save()
+    // The newer app wrote the store, and ended (one still open would merge the kept draft as
+    // it appears).
+    let context = StorageContext(
+      name: "newer app", fileSystem: LocalFileSystem(), isIsolated: true
+    ) { _ in InMemoryPreferences() }
+    try FileStorageKey<[DraftV4]>.fileStorage(store, format: DraftsFormatV4.self).save(
+      [DraftV4(id: UUID(), content: "from v4", pinned: true, tags: ["new"])], in: context)
 
     let added = try DraftsProcess.run(["--store", store.path, "add", "from v3"], home: home.url)
     #expect(added.exitCode == 1, "the draft is not in the store: \(added.standardError)")

@@ -156,8 +156,10 @@ extension FileStorageKey {
         // A change another process could not save (an older version's, on this device or
         // another) is merged by the first process that can read the file: this one, now. Its
         // write is a change of the file like any, which the file's watch reports.
-        if names.contains(where: { Self.isKeptChange($0, of: target.fileName) }) {
-          state.scheduleTakeIn { takeInKeptChanges(in: context) }
+        if names.contains(where: {
+          Self.isKeptChange($0, of: target.fileName) && !state.isOwnKeptChange($0)
+        }) {
+          state.scheduleTakeIn { takeInKeptChanges(in: context, othersOnly: true) }
         }
         // Every writer is told: a conflict copy another process kept beside the file (of a
         // version it could not merge, this process's perhaps) reaches this process's app too.

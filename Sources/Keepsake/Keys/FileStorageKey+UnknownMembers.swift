@@ -42,7 +42,9 @@ extension FileStorageKey {
     }
     // NB: a document that does not decode is never written: the model's own bytes are.
     guard merged != ours else { return data }
-    let kept = merged.jsonData()
+    // NB: the bytes the model's encoder writes for the same document (its `/` escaped too), so
+    // a file with members kept is what the newer version would write for it.
+    let kept = merged.jsonData(escapingSlashes: true)
     guard (try? decode(kept)) != nil else { return data }
     return kept
   }

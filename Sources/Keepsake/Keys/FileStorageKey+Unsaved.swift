@@ -41,6 +41,8 @@ extension FileStorageKey {
         (try? fileSystem.contentsOfDirectory(at: place.deletingLastPathComponent())) ?? [])
       let url = Quarantine.url(for: place, existingNames: names, marker: Quarantine.unsavedMarker)
       do {
+        // NB: noted first: the folder's watch may report it before this returns.
+        sync.state.noteOwnKeptChange(url.lastPathComponent)
         try fileSystem.createAtomically(data, at: url)
         made = url
       } catch let error as FileSystemError where error.reason == .alreadyExists {
@@ -66,11 +68,16 @@ extension FileStorageKey {
   }
 
   /// Takes in the changes kept beside the file now, listing its folder again (the listing
-  /// ``subscribe(in:onChange:)`` made is kept for the whole process).
-  func takeInKeptChanges(in context: StorageContext) {
+  /// ``subscribe(in:onChange:)`` made is kept for the whole process); but for the reference's
+  /// own when `others`: it holds them still, and its own save merges them as it should (a
+  /// change made on a file it never read keeps both versions).
+  func takeInKeptChanges(in context: StorageContext, othersOnly others: Bool = false) {
     let folder = file.deletingLastPathComponent()
     guard let names = try? context.fileSystem.contentsOfDirectory(at: folder) else { return }
-    let kept = names.filter { Self.isKeptChange($0, of: file.lastPathComponent) }
+    let kept = names.filter {
+      Self.isKeptChange($0, of: file.lastPathComponent)
+        && !(others && sync.state.isOwnKeptChange($0))
+    }
     if !kept.isEmpty { takeIn(kept, in: context) }
   }
 

@@ -234,6 +234,16 @@ final class SyncState: Sendable {
     }
   }
 
+  /// Notes that this reference kept the change `name` beside the file itself.
+  func noteOwnKeptChange(_ name: String) {
+    _ = fields.withLock { $0.ownKeptChanges.insert(name) }
+  }
+
+  /// Whether this reference kept the change `name` itself.
+  func isOwnKeptChange(_ name: String) -> Bool {
+    fields.withLock { $0.ownKeptChanges.contains(name) }
+  }
+
   /// Runs `takeIn` soon on the background queue, unless it is already due: another process
   /// kept a change beside the file (see `FileStorageKey+Unsaved.swift`), and this one may be
   /// able to merge it now, rather than at its next launch.
@@ -316,6 +326,9 @@ private struct SyncStateFields {
   var waitingSince: [String: ContinuousClock.Instant] = [:]
   var scanScheduled = false
   var takeInScheduled = false
+  /// The changes this reference kept beside the file itself: it still holds them, and saves
+  /// them when it can.
+  var ownKeptChanges: Set<String> = []
   var isActive = true
   /// How many of the file's locks this reference holds now (a save's, a transaction's).
   var locksHeld = 0

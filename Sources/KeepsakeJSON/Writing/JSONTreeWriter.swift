@@ -3,19 +3,22 @@ import Foundation
 /// Writes a ``JSONValue`` as UTF-8 JSON with sorted keys, so equal values give equal bytes.
 ///
 /// It writes through the encoder's ``JSONOutput`` (the same escaping and integer spelling), with
-/// the tree's own choices: keys in `String` order, `/` as it is, a double as Swift describes it
+/// the tree's own choices: keys in `String` order, `/` as it is (or `\/`, as the encoder writes
+/// it, for a document that stands for what a model encodes), a double as Swift describes it
 /// (`1.0` stays `1.0`, so a number read as a double is read back as one), and an optional
 /// indentation for people.
 struct JSONTreeWriter: ~Copyable {
   private var output = JSONOutput(capacity: 1024)
   private let prettyPrinted: Bool
+  private let escapingSlashes: Bool
 
-  private init(prettyPrinted: Bool) {
+  private init(prettyPrinted: Bool, escapingSlashes: Bool) {
     self.prettyPrinted = prettyPrinted
+    self.escapingSlashes = escapingSlashes
   }
 
-  static func write(_ value: JSONValue, prettyPrinted: Bool) -> Data {
-    var writer = JSONTreeWriter(prettyPrinted: prettyPrinted)
+  static func write(_ value: JSONValue, prettyPrinted: Bool, escapingSlashes: Bool) -> Data {
+    var writer = JSONTreeWriter(prettyPrinted: prettyPrinted, escapingSlashes: escapingSlashes)
     writer.write(value, indent: 0)
     if prettyPrinted { writer.output.append(0x0A) }
     return writer.output.takeData()
@@ -59,7 +62,7 @@ struct JSONTreeWriter: ~Copyable {
   private mutating func writeString(_ string: String) {
     var string = string
     output.append(JSONBytes.quote)
-    string.withUTF8 { _ = output.appendEscaped($0, escapingSlash: false) }
+    string.withUTF8 { _ = output.appendEscaped($0, escapingSlash: escapingSlashes) }
     output.append(JSONBytes.quote)
   }
 

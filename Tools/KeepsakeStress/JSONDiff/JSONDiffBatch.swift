@@ -13,7 +13,8 @@ import Keepsake
 /// be identical, or both must refuse it with the same error), then both decoders; (1) a damaged
 /// encoding of a random value, (2) a damaged drafts fixture, (3) the table of corners, then random
 /// JSON text (damaged half the time), each through both decoders as several types; (4) random
-/// drafts in an envelope, and containers nested around Foundation's 512-level limit.
+/// drafts in an envelope, an older model's save of drafts with the members it does not know kept
+/// (see `DiffKeptMembers`), and containers nested around Foundation's 512-level limit.
 public struct JSONDiffBatch: Sendable {
   /// What a batch found; printed by a child as one line of JSON.
   public struct Result: Codable, Sendable, Equatable {
@@ -31,6 +32,9 @@ public struct JSONDiffBatch: Sendable {
     public var refused = 0
     /// The deepest nesting refused with a clean error by both.
     public var deepestRefused = 0
+    /// Files an older model saved with the members it does not know kept, byte for byte what a
+    /// full encode writes (see `DiffKeptMembers`).
+    public var keptMembers = 0
     /// One line per disagreement, naming the case.
     public var differences: [String] = []
 
@@ -46,6 +50,7 @@ public struct JSONDiffBatch: Sendable {
       accepted += other.accepted
       refused += other.refused
       deepestRefused = max(deepestRefused, other.deepestRefused)
+      keptMembers += other.keptMembers
       differences += other.differences
     }
   }
@@ -173,6 +178,14 @@ private struct CaseRun {
       }
       if let bytes = compareEncoding(DiffEnvelope(content: drafts, version: 3)) {
         compareDecoding(DiffEnvelope<[Draft]>.self, bytes)
+      }
+      if round % 4 == 1 {
+        label = "an older model's save, the members it does not know kept"
+        if let difference = DiffKeptMembers.check(using: &values, encoder: Self.foundationEncoder) {
+          differ(difference)
+        } else {
+          result.keptMembers += 1
+        }
       }
       if round % 20 == 0 {
         let depth = values.pick([1, 100, 510, 511, 512, 513, 600])

@@ -68,6 +68,7 @@ public struct JSONDiffCampaign: Sendable {
         .init("accepted by both, equal values", total.accepted),
         .init("refused by both, same error and path", total.refused),
         .init("deepest nesting refused cleanly", total.deepestRefused),
+        .init("older model's saves, unknown members kept, same bytes", total.keptMembers),
         .init("differences", total.differences.count, isLoss: true),
         .init("crashes", crashes.count, isLoss: true),
       ],
