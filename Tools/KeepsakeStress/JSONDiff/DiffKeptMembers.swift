@@ -2,9 +2,10 @@ import DraftsFeature
 import Foundation
 import Keepsake
 
-/// The members a version of the app does not know, kept through its writes: an older model of
-/// the drafts (without `pinned` and `tags`) reads a file the newer one wrote, edits some bodies,
-/// deletes and adds drafts, and saves through a file key. The bytes it writes must be exactly
+/// The members a version of the app does not know, kept through its writes.
+///
+/// An older model of the drafts (without `pinned` and `tags`) reads a file the newer one wrote,
+/// edits some bodies, deletes and adds drafts, and saves through a file key. The bytes it writes must be exactly
 /// what Foundation writes for the drafts as the newer model sees the edit: every unknown member
 /// back in its element, none of a deleted element, the added ones as the older model made them.
 enum DiffKeptMembers {
