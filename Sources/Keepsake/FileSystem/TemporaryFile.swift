@@ -103,7 +103,7 @@ enum TemporaryFile {
       // keep the first listing.
       let listed = try? fileSystem.contentsOfDirectory(at: url.deletingLastPathComponent())
       let names = (listed ?? []).filter {
-        isAbandoned($0) || isLeftToTakeIn($0) || Quarantine.parse($0)?.marker == conflictMarker
+        isAbandoned($0) || isLeftToTakeIn($0) || isConflictCopy($0)
       }
       found = context.abandonedTemporaryFiles.withLock { known in
         if let earlier = known[folderPath] { return earlier }
@@ -126,6 +126,14 @@ enum TemporaryFile {
   }
 
   private static var conflictMarker: String { Quarantine.conflictMarker }
+
+  /// Whether `name` is a conflict copy of some file.
+  ///
+  /// NB: the marker's text first: a folder of many keys lists every name here once, and most
+  /// names have none.
+  private static func isConflictCopy(_ name: String) -> Bool {
+    name.contains(conflictMarker) && Quarantine.parse(name)?.marker == conflictMarker
+  }
 
   /// Whether `name` is a change kept unsaved, or a file swapped out by a save that did not live
   /// to put it back: never removed, always taken in by its key.
