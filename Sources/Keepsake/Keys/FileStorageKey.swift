@@ -169,18 +169,26 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     // conflict copy (by another process, or one that has ended: a command-line tool's) is
     // reported until someone restores or removes it. The newest one (`copies` is oldest
     // first); `keepsake quarantined` lists them all.
+    if !copies.isEmpty { reportKeptCopy(among: copies, in: context) }
+    return subscription
+  }
+
+  /// Reports the newest of `copies` (conflict copies beside the file, oldest first) that
+  /// belongs with the file, as kept by another process.
+  ///
+  /// NB: apart from ``subscribe(in:onChange:)``, which every key's creation runs: a URL's folder
+  /// costs string work and, on Linux, system calls, and most files have no copy.
+  private func reportKeptCopy(among copies: [String], in context: StorageContext) {
     let folder = file.deletingLastPathComponent()
     let kept = copies.last { name in
       context.fileSystem.belongsWithStore(folder.appendingPathComponent(name), store: file)
     }
-    if let kept {
-      sync.state.reportOnce(
-        SharedConflict(
-          keyID: id, url: file, resolution: .keptBoth(copy: folder.appendingPathComponent(kept)),
-          keptByAnotherProcess: true),
-        about: kept)
-    }
-    return subscription
+    guard let kept else { return }
+    sync.state.reportOnce(
+      SharedConflict(
+        keyID: id, url: file, resolution: .keptBoth(copy: folder.appendingPathComponent(kept)),
+        keptByAnotherProcess: true),
+      about: kept)
   }
 
   /// Sets the file aside as a quarantine copy beside it, without reading it, so that a file of
