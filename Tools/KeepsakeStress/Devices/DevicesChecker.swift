@@ -68,6 +68,8 @@ struct DevicesChecker {
     var allowedNotes: [String: [Set<String>]] = [:]
     // Notes a later note replaced on purpose (its writer saw them).
     var replaced: Set<String> = []
+    // Notes a process saw in a conflict copy, which the library may have pruned since.
+    var copied: Set<String> = []
     var overlapping: Set<String> = []
     var reportedSettingsCopies: [Int: Set<String>] = [:]
     for process in processes {
@@ -80,6 +82,8 @@ struct DevicesChecker {
         let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard let kind = words.first else { continue }
         switch kind {
+        case "copied" where words.count == 3:
+          copied.insert(words[1] + " " + words[2])
         case "op" where words.count == 5 && words[1] == "note":
           pendingNotes[words[2], default: []].append(words[3])
           if words[4] != "-" { replaced.insert(words[2] + " " + words[4]) }
@@ -171,7 +175,7 @@ struct DevicesChecker {
         for candidates in authors {
           let kept = candidates.contains { note in
             disk.notes[id] == note || replaced.contains(id + " " + note)
-              || disk.copiedNotes.contains(id + " " + note)
+              || disk.copiedNotes.contains(id + " " + note) || copied.contains(id + " " + note)
           }
           if !kept { lost.insert(id + " (its note)") }
         }

@@ -13,8 +13,10 @@ import Synchronization
 /// is from a newer format version (the change is then kept beside the file, for a newer process
 /// to merge); `<what>` is `add <id> <text>`, `edit <id> <text>`, `note <id> <note>`,
 /// `delete <id>` or `settings <owner> <counter>`. It prints each conflict its keys report as
-/// `conflict items|settings <resolution> <copy> <overlapping ids>`, `edited` when its edits are
-/// over and `done` at the end.
+/// `conflict items|settings <resolution> <copy> <overlapping ids>`, and the notes of each
+/// conflict copy of the items it finds beside the file as `copied <id> <note>` (read before the
+/// library may prune it: at most 10 copies are kept), `edited` when its edits are over and
+/// `done` at the end.
 ///
 /// With `--mode plain` it is the deliberately careless writer of the campaign's negative run:
 /// it reads and writes the files with Foundation alone, and never looks at conflict copies.
@@ -106,6 +108,7 @@ public enum DevicesChild {
       items: { itemsReference.lastConflict }, settings: { settingsReference.lastConflict })
     let watching = conflicts.start()
     StandardOutput.write("ready")
+    var copies = CopiedNotes(folder: options.folder)
     var plan = EditPlan(options)
     let deadline = ContinuousClock.now + .seconds(options.seconds)
     var count = 0
@@ -137,10 +140,11 @@ public enum DevicesChild {
       } catch {
         StandardOutput.write("unacked \(edit.line)")
       }
+      copies.scan()
       try? await Task.sleep(for: plan.pause())
     }
     StandardOutput.write("edited")
-    await waitForStop(options) {}
+    await waitForStop(options) { copies.scan() }
     try? await $items.flush()
     try? await $settings.flush()
     conflicts.stop()
@@ -266,6 +270,23 @@ public enum DevicesChild {
     await waitForStop(options) {}
     StandardOutput.write("done")
     return 0
+  }
+
+  /// Prints the notes of each conflict copy of the items that appears beside the file, once.
+  private struct CopiedNotes {
+    let folder: URL
+    var seen: Set<String> = []
+
+    mutating func scan() {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+      for name in names where name.hasPrefix("items.conflict-") && !seen.contains(name) {
+        seen.insert(name)
+        let notes = DevicesChecker.notes(at: folder.appendingPathComponent(name))
+        for (id, note) in notes.sorted(by: { $0.key < $1.key }) {
+          StandardOutput.write("copied \(id) \(note)")
+        }
+      }
+    }
   }
 
   /// Waits for the stop file, doing `tick` every 100 ms.
