@@ -186,11 +186,13 @@ extension FileStorageKey {
     if keepsTheirs && !keepingCopy { throw keepsChange }
     let copy = keepsTheirs ? try keepConflictCopy(stored, in: context).url : nil
     // NB: what the file holds that this model does not read is written back, as every save
-    // does: the document read is the file's. In a synced folder the file says it was written
-    // over the version read, as a save's does, so other devices merge it from a known base.
-    known.noteRead(stored, value: theirs)
+    // does, from the document just read: never through the reference's own last read, which
+    // this may run beside (on the sync queue), and must not replace with an older document.
+    // In a synced folder the file says it was written over the version read, as a save's
+    // does, so other devices merge it from a known base.
     syncDidRead(stored, in: context)
-    let written = keepingUnknownMembers(try syncEncode(merged, over: stored, in: context))
+    let written = keepingUnknownMembers(
+      try syncEncode(merged, over: stored, in: context), of: [(stored, theirs)])
     try fileSystem.replaceAtomically(
       written, at: file, expecting: identity, creatingFolder: false)
     syncDidWrite(written, in: context)
