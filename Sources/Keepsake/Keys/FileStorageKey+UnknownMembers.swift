@@ -49,9 +49,10 @@ extension FileStorageKey {
     return kept
   }
 
-  /// The three documents merged as JSON, field by field, their ancestry aside, and the value the
-  /// model reads from the result; `nil` when they are not JSON or the result does not decode.
-  func mergedDocument(base: Data, ours: Data, theirs: Data) -> (Data, Value)? {
+  /// The three documents merged as JSON, field by field, their ancestry aside, the value the
+  /// model reads from the result, and the places changed on both sides to different values;
+  /// `nil` when they are not JSON or the result does not decode.
+  func mergedDocument(base: Data, ours: Data, theirs: Data) -> (Data, Value, [String])? {
     func document(_ data: Data) -> JSONValue? {
       guard var document = try? JSONValue(parsing: data) else { return nil }
       if case .object(var members) = document {
@@ -62,9 +63,13 @@ extension FileStorageKey {
     }
     guard let base = document(base), let ours = document(ours), let theirs = document(theirs)
     else { return nil }
-    let merged = FieldMerge.merge(base: base, ours: ours, theirs: theirs).value.jsonData()
+    let result = FieldMerge.merge(base: base, ours: ours, theirs: theirs)
+    let merged = result.value.jsonData()
     guard let value = try? decode(merged) else { return nil }
-    return (merged, value)
+    let conflicts = result.conflicts.map { path in
+      path.hasPrefix("content.") ? String(path.dropFirst("content.".count)) : path
+    }
+    return (merged, value, conflicts)
   }
 
   /// The model's encoding of `value` and `read` as documents, when `read` has members the model

@@ -52,9 +52,12 @@ struct SyncTarget<Value: Sendable>: Sendable {
   var keepingUnknownMembers: @Sendable (Data, [(Data, Value)]) -> Data = { data, _ in data }
   /// Merges three documents (a base, the file, a copy) as JSON, field by field.
   ///
-  /// Their ancestry aside; the document and its value, or `nil` when they do not merge into one
-  /// the model reads: what the members the model does not read are merged from.
-  var mergeDocuments: @Sendable (Data, Data, Data) -> (Data, Value)? = { _, _, _ in nil }
+  /// Their ancestry aside; the document, its value and the places changed on both sides to
+  /// different values, or `nil` when they do not merge into one the model reads: what the
+  /// members the model does not read are merged from.
+  var mergeDocuments: @Sendable (Data, Data, Data) -> (Data, Value, [String])? = { _, _, _ in
+    nil
+  }
   /// The key's merge field by field (see `FileStorageKey.mergeByField`), which a copy's merge
   /// takes before the value's own merge, as a save's does.
   var mergeByField: @Sendable (Value, Value, Value) -> FieldMergeOutcome<Value> = { _, _, _ in

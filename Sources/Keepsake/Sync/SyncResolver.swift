@@ -233,22 +233,11 @@ struct SyncResolver<Value: Sendable> {
     }
     // Field by field where the value merges so, as a save's merge: an element changed on both
     // sides keeps both sides' changes to different fields.
-    let result: SharedMergeResult<Value>
-    var keptTheirs: URL?
+    var result: SharedMergeResult<Value>
+    var keepsTheirs = false
     if case .merged(let value, let conflicts) = target.mergeByField(base, ours, theirs) {
       result = SharedMergeResult(value: value, conflicts: conflicts)
-      if !conflicts.isEmpty {
-        // A field changed on both devices to different values keeps ours in the file and
-        // theirs in a conflict copy beside it, durably before the engine's copy goes.
-        do {
-          keptTheirs = try ConflictCopies.keep(
-            copyData, besides: target.url, in: fileSystem, making: { state.noteOwnCopy($0) }
-          ).url
-        } catch {
-          outcome.busy = true
-          return
-        }
-      }
+      keepsTheirs = !conflicts.isEmpty
     } else {
       result = merge.merge(base: base, ours: ours, theirs: theirs)
     }
@@ -256,18 +245,40 @@ struct SyncResolver<Value: Sendable> {
     let merged: Data
     do {
       // What the model does not read is merged three ways too, where the base's bytes are
-      // here; else it is kept from both sides.
-      var reads = [(fileData, ours), (copyData, theirs)]
+      // here; else it is kept from both sides. A member it does not read changed on both
+      // sides (a field of a newer version, which this one cannot see) is a conflict as any.
+      let encoded = try target.encode(result.value, ancestry: ancestry)
       if let baseData = newestCommonData(mine, copy),
         let threeWay = target.mergeDocuments(baseData, fileData, copyData)
       {
-        reads = [threeWay]
+        merged = target.keepingUnknownMembers(encoded, [(threeWay.0, threeWay.1)])
+        let unknown = threeWay.2.filter { !result.conflicts.contains($0) }
+        result.conflicts += unknown
+        keepsTheirs = keepsTheirs || !unknown.isEmpty
+      } else {
+        merged = target.keepingUnknownMembers(encoded, [(fileData, ours), (copyData, theirs)])
+        // NB: with no base, a member both sides hold with different values cannot be told
+        // apart from a change: the two orders of keeping them disagree, and theirs is kept.
+        let swapped = target.keepingUnknownMembers(
+          encoded, [(copyData, theirs), (fileData, ours)])
+        keepsTheirs = keepsTheirs || swapped != merged
       }
-      merged = target.keepingUnknownMembers(
-        try target.encode(result.value, ancestry: ancestry), reads)
     } catch {
       keep(other, unreadable: ErrorMessage.reason(error), outcome: &outcome)
       return
+    }
+    var keptTheirs: URL?
+    if keepsTheirs {
+      // A field changed on both devices to different values keeps ours in the file and theirs
+      // in a conflict copy beside it, durably before the engine's copy goes.
+      do {
+        keptTheirs = try ConflictCopies.keep(
+          copyData, besides: target.url, in: fileSystem, making: { state.noteOwnCopy($0) }
+        ).url
+      } catch {
+        outcome.busy = true
+        return
+      }
     }
     guard write(merged, over: &file, value: result.value) else {
       outcome.busy = true

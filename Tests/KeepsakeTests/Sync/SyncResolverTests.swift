@@ -69,6 +69,55 @@ struct SyncResolverTests {
     #expect(theirs.first { $0.id == 1 }?.text == "almond milk")
   }
 
+  /// A note as an older version of the app knows it: without `pinned`, at the same format
+  /// version.
+  nonisolated struct NoteWithoutPin: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var text: String
+  }
+
+  nonisolated enum OlderModelNotesFormat: VersionedFormat {
+    typealias Value = [NoteWithoutPin]
+    static let currentVersion = 2
+    static let migrations =
+      MigrationChain
+      .starting(at: 1, with: [OldNote].self)
+      .migratingJSON(to: 2, as: [NoteWithoutPin].self) { content in
+        try content.updateElements { note in try note.renameKey("body", to: "text") }
+      }
+  }
+
+  @Test("An older model keeps theirs in a copy when a field it cannot see changed on both devices")
+  func unknownFieldChangedOnBothDevicesKeepsTheirs() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    var pinnedHere = start
+    pinnedHere[0].pinned = true
+    try devices.save(pinnedHere)
+    var pinnedThere = start
+    pinnedThere[0].pinned = false
+    pinnedThere[1].text = "rye bread"
+    devices.here.put(
+      try devices.theirs(pinnedThere, over: shared),
+      as: "notes.sync-conflict-20261201-152748-6IHVPYN.json")
+    // The older version of the app, on this device, merges the engine's copy.
+    var options = SyncOptions()
+    options.baseWait = .seconds(3600)
+    let older = FileStorageKey.fileStorage(
+      devices.here.notesURL, format: OlderModelNotesFormat.self
+    ).syncOptions(options)
+    _ = try older.load(in: devices.here.context)
+    older.mergeConflictCopies(in: devices.here.context)
+    waitForRecords()
+    let stored = try devices.stored()
+    #expect(stored.first { $0.id == 2 }?.text == "rye bread", "their change of a field it knows")
+    #expect(stored.first { $0.id == 1 }?.pinned == true, "ours, in the file")
+    let kept = devices.here.names.filter { $0.hasPrefix("notes.conflict-") }
+    #expect(kept.count == 1, "theirs, beside the file: \(devices.here.names)")
+    let theirs = try NotesFormat.decode(try #require(devices.here.bytes(kept.first ?? "")))
+    #expect(theirs.first { $0.id == 1 }?.pinned == false)
+  }
+
   @Test("The merged file lists both versions as its parents")
   func mergeListsBothSides() throws {
     let devices = TwoDevices()
