@@ -173,6 +173,13 @@ struct DevicesChecker {
         // older version's process keeps the field it does not know): in the file, replaced by
         // a writer that saw it, or in a conflict copy when two set it at once.
         for candidates in authors {
+          // NB: an item its owner deleted may come back with another writer's change (the
+          // merge keeps a change over a deletion, and reports it): the owner's own note went
+          // with its deletion.
+          let ownerDeleted = allowed[id]?.final.contains(nil) == true
+          if ownerDeleted, candidates.allSatisfy({ Self.writer(of: $0) == Self.owner(of: id) }) {
+            continue
+          }
           let kept = candidates.contains { note in
             disk.notes[id] == note || replaced.contains(id + " " + note)
               || disk.copiedNotes.contains(id + " " + note) || copied.contains(id + " " + note)
@@ -219,6 +226,17 @@ struct DevicesChecker {
     case "delete" where words.count == 2: return (words[1], nil)
     default: return nil
     }
+  }
+
+  /// The process that owns the item `id` (`<device>.<process>.<n>`).
+  static func owner(of id: String) -> String {
+    id.split(separator: ".").prefix(2).joined(separator: ".")
+  }
+
+  /// The process that set `note` (`<id>~<writer>~<edit>`).
+  static func writer(of note: String) -> String {
+    let parts = note.split(separator: "~")
+    return parts.count == 3 ? String(parts[1]) : ""
   }
 
   /// Whether `name` is a conflict copy any engine made (not Keepsake's own).
