@@ -213,24 +213,32 @@ final class SyncState: Sendable {
   func scheduleScan<Value>(
     _ target: SyncTarget<Value>, in context: StorageContext, after delay: Duration = .zero
   ) {
+    runOnce(.scan, after: delay) { [self] in
+      SyncResolver(target: target, context: context, state: self).scan()
+    }
+  }
+
+  /// Runs `work` on the background queue after `delay`, unless work of its kind is due already;
+  /// not once the reference is gone.
+  private func runOnce(
+    _ kind: Coalesced, after delay: Duration, _ work: @escaping @Sendable () -> Void
+  ) {
     let due = fields.withLock { fields -> Bool in
-      guard fields.isActive, !fields.scanScheduled else { return false }
-      fields.scanScheduled = true
+      guard fields.isActive, !fields.exchange(kind, to: true) else { return false }
       return true
     }
     guard due else { return }
-    let work: @Sendable () -> Void = { [self] in
+    let run: @Sendable () -> Void = { [self] in
       let active = fields.withLock { fields -> Bool in
-        fields.scanScheduled = false
+        _ = fields.exchange(kind, to: false)
         return fields.isActive
       }
-      guard active else { return }
-      SyncResolver(target: target, context: context, state: self).scan()
+      if active { work() }
     }
     if delay == .zero {
-      Self.queue.async(execute: work)
+      Self.queue.async(execute: run)
     } else {
-      Self.queue.asyncAfter(deadline: .now() + delay.timeInterval, execute: work)
+      Self.queue.asyncAfter(deadline: .now() + delay.timeInterval, execute: run)
     }
   }
 
@@ -250,19 +258,7 @@ final class SyncState: Sendable {
   ///
   /// NB: a short delay lets the copy's own writes (a temporary file, then its rename) settle.
   func scheduleTakeIn(_ takeIn: @escaping @Sendable () -> Void) {
-    let due = fields.withLock { fields -> Bool in
-      guard fields.isActive, !fields.takeInScheduled else { return false }
-      fields.takeInScheduled = true
-      return true
-    }
-    guard due else { return }
-    Self.queue.asyncAfter(deadline: .now() + 0.05) { [self] in
-      let active = fields.withLock { fields -> Bool in
-        fields.takeInScheduled = false
-        return fields.isActive
-      }
-      if active { takeIn() }
-    }
+    runOnce(.takeIn, after: .milliseconds(50), takeIn)
   }
 
   /// The file changed: in a synced folder, another device's version may have replaced a save
@@ -307,6 +303,25 @@ enum SyncMode: Sendable, Equatable {
   case notSynced
   /// In a synced folder (the engine, when a marker or a copy named it).
   case synced(SyncEngine?)
+}
+
+/// Work of the sync queue that runs once however often it is asked for before it runs.
+private enum Coalesced {
+  case scan, takeIn
+}
+
+extension SyncStateFields {
+  /// The flag of `kind`'s work set to `value`; what it was.
+  fileprivate mutating func exchange(_ kind: Coalesced, to value: Bool) -> Bool {
+    switch kind {
+    case .scan:
+      defer { scanScheduled = value }
+      return scanScheduled
+    case .takeIn:
+      defer { takeInScheduled = value }
+      return takeInScheduled
+    }
+  }
 }
 
 /// What a ``SyncState`` keeps under its lock.
