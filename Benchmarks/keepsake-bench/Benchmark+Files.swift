@@ -41,6 +41,57 @@ extension Benchmark {
     return rows
   }
 
+  /// One draft among many edited, then `save()`, against writing and syncing the bytes
+  /// Keepsake wrote with the same protocol by hand (the floor of a save of this format: the
+  /// whole file is written for any change).
+  ///
+  /// NB: the edit is made before each measured save, outside it; what it costs the caller is
+  /// the `caller-mutation` row's.
+  func largeSave(_ drafts: [Draft]) async throws -> [BenchmarkResult] {
+    let url = file("large-\(drafts.count).json")
+    let disk = CountingFileSystem()
+    let shared = StorageContext.withValue(Self.context(disk)) {
+      Shared(.drafts(at: url), default: [])
+    }
+    shared.withLock { $0 = drafts }
+    try await shared.flush()
+    let baselineURL = baselineFile("large-\(drafts.count).json")
+    var edits = 0
+    let (writes, fsyncs) = (disk.writes, Baseline.fsyncCalls)
+    let (ours, theirs) = try await alternate(
+      fileRepetitions, warmUp: Self.warmsUp(drafts.count),
+      keepsake: {
+        edits += 1
+        let index = edits * 7_919 % drafts.count
+        shared.withLock { $0[index].body += " (edited)" }
+        return try await settled {
+          try await Sample.measureAsync { try await shared.save() }
+        }
+      },
+      baseline: {
+        let bytes = try Data(contentsOf: url)
+        return try await settled {
+          try Sample.measure { try Baseline.durableWrite(bytes, to: baselineURL) }
+        }
+      })
+    let saves = Double(fileRepetitions + (Self.warmsUp(drafts.count) ? 1 : 0))
+    var rows = fileRows(
+      "large-save", size: drafts.count, ours, theirs, cpuTarget: 2.0,
+      sameBytes: try Data(contentsOf: url) == Data(contentsOf: baselineURL))
+    let megabytes = Double(try Data(contentsOf: url).count) / 1_000_000
+    rows[0].note = "one draft changed; \(String(format: "%.1f", megabytes)) MB written per change"
+    // NB: held at 100,000 drafts, where the bytes outweigh what any save costs besides them; at
+    // 10,000 the floor is about a millisecond, and reported.
+    if drafts.count < 100_000 { rows[1].target = .report }
+    let edited = shared.wrappedValue.filter { $0.body.hasSuffix(" (edited)") }.count
+    if edited == 0 { rows[1].failure = "no draft was edited" }
+    rows.append(
+      try fsyncRow(
+        "large-save", size: drafts.count, file: url, atomicWrites: disk.writes - writes,
+        saves: saves, baselineFsyncs: Double(Baseline.fsyncCalls - fsyncs) / saves))
+    return rows
+  }
+
   /// `try await $drafts.update { $0.append(draft) }` against `flock`, read, decode, append,
   /// encode, durable write and unlock by hand.
   func transaction(_ drafts: [Draft]) async throws -> [BenchmarkResult] {

@@ -40,7 +40,8 @@ struct Benchmark {
 
   /// Every scenario, in the order the table shows them.
   static let scenarios = [
-    "durable-save", "transaction", "cold-load", "migrated-load", "caller-mutation", "coalescing",
+    "durable-save", "large-save", "transaction", "cold-load", "migrated-load", "caller-mutation",
+    "coalescing",
     "in-memory-mutation", "projected-mutation", "inline-projection", "in-memory-append",
     "in-memory-keys", "observed-increment",
     "observed-append",
@@ -65,6 +66,7 @@ struct Benchmark {
         return true
       }
       if wanted("durable-save") { results += try await durableSave(drafts) }
+      if size >= 10_000, wanted("large-save") { results += try await largeSave(drafts) }
       if wanted("transaction") { results += try await transaction(drafts) }
       if wanted("cold-load") { results += try await coldLoad(drafts) }
       if wanted("migrated-load") { results += try await migratedLoad(drafts) }

@@ -72,6 +72,9 @@ enum FsyncCount {
       for _ in 0..<count {
         switch arguments[0] {
         case "durable-save": try await shared.save()
+        case "large-save":
+          shared.withLock { $0[0].body += " (edited)" }
+          try await shared.save()
         case "transaction": try await shared.update { $0.append(extra) }
         default: return 2
         }

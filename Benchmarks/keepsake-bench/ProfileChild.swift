@@ -24,6 +24,8 @@ enum ProfileChild {
     // The same file's first reading through a file key's memo, and a reading again after one
     // item was appended (what each other process pays after a commit).
     "decode-items-first", "decode-items-again",
+    // The large-save row's encoding: 100,000 drafts written again after one draft changed.
+    "encode-drafts-again",
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
@@ -107,6 +109,15 @@ enum ProfileChild {
           let read = try? decoder.decodeArray(
             of: ProcessItem.self, from: again ? after : before, reusing: again ? memo ?? nil : nil)
           total &+= read == nil ? 0 : 1
+        }
+      case "encode-drafts-again":
+        var drafts = SampleDrafts.make(100_000)
+        let encoder = KeepsakeJSONEncoder()
+        var memo = encoder.encodeArray(drafts, reusing: nil)
+        for edit in 0..<count {
+          drafts[edit * 7_919 % drafts.count].body += " (edited)"
+          memo = encoder.encodeArray(drafts, reusing: memo)
+          total &+= memo == nil ? 0 : 1
         }
       case "decode-items":
         let items = (0..<800).map { ProcessItem(process: $0 % 8, index: $0 / 8) }

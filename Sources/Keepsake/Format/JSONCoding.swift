@@ -41,6 +41,30 @@ package enum JSONCoding: Sendable {
     }
   }
 
+  /// Encodes `value` as ``encode(_:)`` does; when `T` is an array and Keepsake's codec is
+  /// selected, the elements that are the same values `memo` kept from the last encoding are not
+  /// encoded again: their bytes are copied (the same bytes).
+  ///
+  /// `envelope` writes the value inside a document: the bytes before and after it, how many
+  /// containers deep it is, and the whole document's usual encoding, used when the memo cannot
+  /// be.
+  ///
+  /// - Throws: What ``encode(_:)`` throws for the same value (or `envelope`'s `whole`).
+  static func encode<T: Encodable>(
+    _ value: T, memo: CodingMemo?,
+    around envelope: (prefix: [UInt8], suffix: [UInt8], depth: Int, whole: () throws -> Data)? =
+      nil
+  ) throws -> Data {
+    if let memo, current == .keepsake, let array = value as? any MemoizedArrayEncoding,
+      let data = array.encode(
+        memo: memo, prefix: envelope?.prefix ?? [], suffix: envelope?.suffix ?? [],
+        depth: envelope?.depth ?? 0)
+    {
+      return data
+    }
+    return try envelope?.whole() ?? encode(value)
+  }
+
   /// Decodes a `T` from `data`, refusing first the input that crashes Foundation's decoder.
   ///
   /// NB: measured with Swift 6.3.1 on Linux (found by the corruption fuzz of `keepsake-stress`):
@@ -70,7 +94,7 @@ package enum JSONCoding: Sendable {
   /// taken from it instead of being decoded again.
   ///
   /// - Throws: What ``decode(_:from:)`` throws for the same data.
-  static func decode<T: Decodable>(_ type: T.Type, from data: Data, memo: DecodingMemo?) throws
+  static func decode<T: Decodable>(_ type: T.Type, from data: Data, memo: CodingMemo?) throws
     -> T
   {
     // NB: not `[String]`, which the decoder reads whole faster than element by element.

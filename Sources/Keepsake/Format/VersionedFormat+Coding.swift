@@ -28,7 +28,7 @@ extension VersionedFormat {
   /// last reading (a file key's reads of its file).
   ///
   /// - Throws: What ``decode(_:)`` throws for the same data.
-  static func decode(_ data: Data, memo: DecodingMemo?) throws(FormatError) -> Value {
+  static func decode(_ data: Data, memo: CodingMemo?) throws(FormatError) -> Value {
     // NB: input that would crash JSONDecoder is refused by `JSONCoding.decode` and lands in
     // the diagnosing path below, which reports it.
     if let value = decodeOwnLayout(data, memo: memo) { return value }
@@ -72,7 +72,7 @@ extension VersionedFormat {
   /// file is precisely the envelope `{"content": X, "version": N}`. Anything else (another
   /// layout, another version, invalid content) returns `nil` and takes the general path, which
   /// also produces the diagnostics.
-  private static func decodeOwnLayout(_ data: Data, memo: DecodingMemo?) -> Value? {
+  private static func decodeOwnLayout(_ data: Data, memo: CodingMemo?) -> Value? {
     let prefix = Array(#"{"content":"#.utf8)
     let suffix = Array(#","version":\#(currentVersion)}"#.utf8)
     var end = data.endIndex
@@ -105,6 +105,23 @@ extension VersionedFormat {
   public static func encode(_ value: Value) throws -> Data {
     precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
     return try JSONCoding.encode(EncodingEnvelope<Self>(value: value))
+  }
+
+  /// Writes `value` as ``encode(_:)`` does; when the value is an array, the elements that are
+  /// the same values `memo` kept from the key's last encoding are copied, not encoded again.
+  ///
+  /// NB: the envelope is written around the content as ``EncodingEnvelope`` writes it with
+  /// sorted keys, `{"content":X,"version":N}` (the layout `decodeOwnLayout` reads).
+  ///
+  /// - Throws: What ``encode(_:)`` throws for the same value.
+  static func encode(_ value: Value, memo: CodingMemo?) throws -> Data {
+    precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
+    return try JSONCoding.encode(
+      value, memo: memo,
+      around: (
+        prefix: Array(#"{"content":"#.utf8), suffix: Array(#","version":\#(currentVersion)}"#.utf8),
+        depth: 1, whole: { try JSONCoding.encode(EncodingEnvelope<Self>(value: value)) }
+      ))
   }
 
   /// Writes `value` as ``encode(_:)`` does, with the ancestry of a file in a synced folder first

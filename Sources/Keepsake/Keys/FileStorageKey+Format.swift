@@ -29,14 +29,16 @@ extension SharedKey {
     loadsInBackground: Bool = false,
     merge: SharedMerge<Format.Value>? = nil
   ) -> Self where Self == FileStorageKey<Format.Value> {
-    // NB: one memo per key: reading a current-version file again decodes only what changed,
-    // when the content is an array (see `.fileStorage(url)`).
-    let memo = DecodingMemo()
+    // NB: two memos per key: when the content is an array, writing it encodes only the
+    // elements that changed, and reading a current-version file again decodes only those whose
+    // bytes changed (see `.fileStorage(url)`).
+    let memo = CodingMemo()
+    let encodingMemo = CodingMemo()
     var key = FileStorageKey(
       url: url, saveInterval: saveInterval, maximumFileSize: maximumFileSize,
       loadsInBackground: loadsInBackground, merge: merge,
       decode: { data in try Format.decode(data, memo: memo) },
-      encode: { value in try Format.encode(value) })
+      encode: { value in try Format.encode(value, memo: encodingMemo) })
     // In a synced folder the envelope carries the file's ancestry (see `Ancestry`).
     key.sync.encodeWithAncestry = { value, ancestry in try Format.encode(value, ancestry: ancestry)
     }

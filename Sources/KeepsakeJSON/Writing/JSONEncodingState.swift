@@ -95,9 +95,13 @@ final class JSONEncodingState: Encoder {
   @exclusivity(unchecked) var needsFoundation = false
   /// Set when containers nest 512 deep, which Foundation refuses to write.
   @exclusivity(unchecked) var isTooDeep = false
+  /// How many containers enclose what is written, outside the output (an array written into
+  /// an envelope's member): they count toward the depth Foundation refuses.
+  @exclusivity(unchecked) var enclosingDepth = 0
   @exclusivity(unchecked) var scratch: [UInt8] = []
 
-  init() {
+  init(capacity: Int = 4096) {
+    output = JSONOutput(capacity: capacity)
     frames.reserveCapacity(16)
     members.reserveCapacity(64)
     slots.reserveCapacity(16)
@@ -143,7 +147,7 @@ final class JSONEncodingState: Encoder {
   func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
   /// The frame of the current value's container, opened on first use.
-  private func slotContainer(isObject: Bool) -> FrameReference {
+  func slotContainer(isObject: Bool) -> FrameReference {
     let invalid = FrameReference(index: -1, serial: -1)
     guard !needsFoundation, let slotIndex = slots.indices.last else { return invalid }
     let slot = slots[slotIndex]
@@ -171,7 +175,7 @@ final class JSONEncodingState: Encoder {
   /// in its parent for a nested container (a key made with ``frameStep(_:)``, removed when the
   /// frame closes).
   func openFrame(isObject: Bool, parentMember: Int, step: PathStep?) -> FrameReference {
-    if frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
+    if enclosingDepth + frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
     nextSerial += 1
     frames.append(
       Frame(
@@ -275,7 +279,7 @@ final class JSONEncodingState: Encoder {
           .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
       }
       // A value that encodes nothing is an empty object, as in Foundation.
-      if frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
+      if enclosingDepth + frames.count + 1 >= JSONLimits.maximumDepth { isTooDeep = true }
       output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
     slots.removeLast()

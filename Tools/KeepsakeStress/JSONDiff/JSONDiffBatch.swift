@@ -14,7 +14,8 @@ import Keepsake
 /// encoding of a random value, (2) a damaged drafts fixture, (3) the table of corners, then random
 /// JSON text (damaged half the time), each through both decoders as several types; (4) random
 /// drafts in an envelope, an older model's save of drafts with the members it does not know kept
-/// (see `DiffKeptMembers`), and containers nested around Foundation's 512-level limit.
+/// (see `DiffKeptMembers`), drafts written again after edits through the encoder's memo (see
+/// `DiffWrittenAgain`), and containers nested around Foundation's 512-level limit.
 public struct JSONDiffBatch: Sendable {
   /// What a batch found; printed by a child as one line of JSON.
   public struct Result: Codable, Sendable, Equatable {
@@ -35,6 +36,9 @@ public struct JSONDiffBatch: Sendable {
     /// Files an older model saved with the members it does not know kept, byte for byte what a
     /// full encode writes (see `DiffKeptMembers`).
     public var keptMembers = 0
+    /// Arrays written again after edits through the memo of their last writing, byte for byte
+    /// what a full encode writes (see `DiffWrittenAgain`).
+    public var writtenAgain = 0
     /// One line per disagreement, naming the case.
     public var differences: [String] = []
 
@@ -51,6 +55,7 @@ public struct JSONDiffBatch: Sendable {
       refused += other.refused
       deepestRefused = max(deepestRefused, other.deepestRefused)
       keptMembers += other.keptMembers
+      writtenAgain += other.writtenAgain
       differences += other.differences
     }
   }
@@ -185,6 +190,16 @@ private struct CaseRun {
           differ(difference)
         } else {
           result.keptMembers += 1
+        }
+      }
+      if round % 4 == 3 {
+        label = "drafts written again after edits, through the memo"
+        if let difference = DiffWrittenAgain.check(
+          drafts, using: &values, encoder: Self.foundationEncoder)
+        {
+          differ(difference)
+        } else {
+          result.writtenAgain += 1
         }
       }
       if round % 20 == 0 {

@@ -69,6 +69,7 @@ public struct JSONDiffCampaign: Sendable {
         .init("refused by both, same error and path", total.refused),
         .init("deepest nesting refused cleanly", total.deepestRefused),
         .init("older model's saves, unknown members kept, same bytes", total.keptMembers),
+        .init("arrays written again after edits through the memo, same bytes", total.writtenAgain),
         .init("differences", total.differences.count, isLoss: true),
         .init("crashes", crashes.count, isLoss: true),
       ],
