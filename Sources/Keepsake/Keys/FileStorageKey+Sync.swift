@@ -127,14 +127,15 @@ extension FileStorageKey {
 
   /// Whether `name` is a conflict copy Keepsake keeps beside the file `fileName`.
   static func isKeepsakeConflictCopy(_ name: String, of fileName: String) -> Bool {
-    name.contains(Quarantine.conflictMarker)
+    // NB: a byte search first: this runs for every name of every event in the folder.
+    ConflictCopyName.contains(name, anyOf: MarkerBytes.conflict)
       && Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.conflictMarker)
   }
 
   /// Whether `name` is a change a process kept beside the file `fileName` when its save was
   /// refused.
   static func isKeptChange(_ name: String, of fileName: String) -> Bool {
-    name.contains(Quarantine.unsavedMarker)
+    ConflictCopyName.contains(name, anyOf: MarkerBytes.unsaved)
       && Quarantine.isCopy(named: name, of: fileName, marker: Quarantine.unsavedMarker)
   }
 
@@ -145,11 +146,15 @@ extension FileStorageKey {
   ) -> StorageSubscription? {
     let target = syncTarget
     let state = sync.state
+    // NB: the name once: a URL's last component costs thousands of instructions on Linux, and
+    // the matcher runs for every name of every event in the folder (each commit of another
+    // process makes four).
+    let fileName = target.fileName
     let watched = context.fileSystem.watch(
       fileAt: filePath,
       entriesMatching: {
-        target.isCopy($0) || Self.isKeepsakeConflictCopy($0, of: target.fileName)
-          || Self.isKeptChange($0, of: target.fileName)
+        target.isCopy($0) || Self.isKeepsakeConflictCopy($0, of: fileName)
+          || Self.isKeptChange($0, of: fileName)
       },
       onEntries: { [self] in
         let names = (try? context.fileSystem.contentsOfDirectory(at: target.folder)) ?? []
@@ -157,13 +162,13 @@ extension FileStorageKey {
         // another) is merged by the first process that can read the file: this one, now. Its
         // write is a change of the file like any, which the file's watch reports.
         if names.contains(where: {
-          Self.isKeptChange($0, of: target.fileName) && !state.isOwnKeptChange($0)
+          Self.isKeptChange($0, of: fileName) && !state.isOwnKeptChange($0)
         }) {
           state.scheduleTakeIn { takeInKeptChanges(in: context, othersOnly: true) }
         }
         // Every writer is told: a conflict copy another process kept beside the file (of a
         // version it could not merge, this process's perhaps) reaches this process's app too.
-        for name in names where Self.isKeepsakeConflictCopy(name, of: target.fileName) {
+        for name in names where Self.isKeepsakeConflictCopy(name, of: fileName) {
           let copy = target.folder.appendingPathComponent(name)
           guard context.fileSystem.belongsWithStore(copy, store: target.url) else { continue }
           state.reportOnce(
@@ -179,7 +184,7 @@ extension FileStorageKey {
           context.fileSystem.belongsWithStore(
             target.folder.appendingPathComponent(copy), store: target.url)
         else { return }
-        state.markSynced(by: ConflictCopyName.engine(ofCopy: copy, of: target.fileName))
+        state.markSynced(by: ConflictCopyName.engine(ofCopy: copy, of: fileName))
         state.scheduleScan(target, in: context, after: .milliseconds(50))
       },
       onChange: {
@@ -226,4 +231,10 @@ protocol SyncReportingKey<Value>: SharedKey {
   func reportSyncConflicts(
     fallback: Value, timing: ReportTiming,
     to report: @escaping @Sendable (SharedConflict) -> Void)
+}
+
+/// The markers of Keepsake's own copies, as bytes for ``ConflictCopyName/contains(_:anyOf:)``.
+private enum MarkerBytes {
+  static let conflict = [Array(Quarantine.conflictMarker.utf8)]
+  static let unsaved = [Array(Quarantine.unsavedMarker.utf8)]
 }

@@ -39,7 +39,11 @@ enum ConflictCopyName {
   /// and ``engine(ofCopy:of:)`` decides. The name's bytes are searched in place: a copy of them
   /// was an allocation for every key of the folder at every event (each commit of another
   /// process makes four).
-  static func mightBeCopy(_ candidate: String) -> Bool {
+  static func mightBeCopy(_ candidate: String) -> Bool { contains(candidate, anyOf: tags) }
+
+  /// Whether `candidate`'s bytes hold one of `tags`, searched in place (see
+  /// ``mightBeCopy(_:)``).
+  static func contains(_ candidate: String, anyOf tags: [[UInt8]]) -> Bool {
     func search(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
       tags.contains { tag in contains(name, tag) }
     }

@@ -137,10 +137,19 @@
         }
         // NB: the pipe's writer closed (`POLLHUP`), or nothing can be read any more.
         if descriptors[1].revents != 0 || descriptors[0].revents & failed != 0 { return }
+        // NB: a save is a burst of events (the temporary file made and closed, the swap of
+        // names, the removal): woken at its first, the reader lets the rest arrive and reads
+        // them together. Woken for each, the watchers of every other process sharing the file
+        // took the processor from the saver while it held the lock, which every process waits
+        // for.
+        usleep(Self.burstWindowMicroseconds)
         let events = drain(fd)
         if !events.isEmpty { deliver(events) }
       }
     }
+
+    /// How long the reader waits after the first event of a burst before reading them all.
+    static let burstWindowMicroseconds: UInt32 = 5_000
 
     /// Reads every queued event from the non-blocking descriptor.
     private static func drain(_ fd: Int32) -> [FolderEvent] {
