@@ -66,7 +66,7 @@ struct Benchmark {
         return true
       }
       if wanted("durable-save") { results += try await durableSave(drafts) }
-      if size >= 10_000, wanted("large-save") { results += try await largeSave(drafts) }
+      if wanted("large-save") { results += try await largeSave(drafts) }
       if wanted("transaction") { results += try await transaction(drafts) }
       if wanted("cold-load") { results += try await coldLoad(drafts) }
       if wanted("migrated-load") { results += try await migratedLoad(drafts) }

@@ -36,7 +36,8 @@ struct BenchmarkScenarioTests {
     let results = try await benchmark.run()
     #expect(
       Set(results.map(\.scenario)) == [
-        "durable-save", "durable-save cpu", "durable-save fsyncs", "transaction",
+        "durable-save", "durable-save cpu", "durable-save fsyncs", "large-save", "large-save cpu",
+        "large-save fsyncs", "transaction",
         "transaction cpu", "transaction fsyncs", "cold-load", "cold-load cpu", "migrated-load",
         "migrated-load cpu", "caller-mutation", "coalescing", "in-memory-mutation",
         "projected-mutation", "inline-projection", "in-memory-append", "in-memory-keys",
@@ -44,7 +45,7 @@ struct BenchmarkScenarioTests {
         "observed-increment", "observed-append", "observed-read",
         "tracked-increment", "keys-create", "keys-memory", "keys-descriptors", "keys-watch",
         "keys-watch-latency", "keys-beside-large-load", "processes", "processes by-hand",
-        "processes protocol", "processes in-lock", "processes write-calls",
+        "processes protocol", "processes cpu", "processes in-lock", "processes write-calls",
       ])
     for result in results {
       #expect(result.failure == nil, "\(result.scenario): \(result.failure ?? "")")
@@ -54,7 +55,7 @@ struct BenchmarkScenarioTests {
         #expect(baseline.min <= baseline.median && baseline.median <= baseline.max)
       }
     }
-    for scenario in ["durable-save fsyncs", "transaction fsyncs"] {
+    for scenario in ["durable-save fsyncs", "large-save fsyncs", "transaction fsyncs"] {
       let fsyncs = try #require(results.first { $0.scenario == scenario })
       #expect(
         fsyncs.keepsake.median == 2,
@@ -75,6 +76,8 @@ struct BenchmarkScenarioTests {
     let bare = try #require(results.first { $0.scenario == "processes protocol" })
     #expect(bare.keepsake == processes.keepsake)
     #expect(bare.baseline != byHand.baseline, "two floors, measured apart")
+    let processor = try #require(results.first { $0.scenario == "processes cpu" })
+    #expect(processor.keepsake.median > 0, "each process says its processor time")
     let inLock = try #require(results.first { $0.scenario == "processes in-lock" })
     #expect(inLock.ratio.map { $0 >= 1 } == true, "a transaction's write is inside its hold")
     let writeCalls = try #require(results.first { $0.scenario == "processes write-calls" })

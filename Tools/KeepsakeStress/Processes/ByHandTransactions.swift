@@ -21,10 +21,14 @@ import Keepsake
 /// process reloads at each commit), the reference's state, change detection, conflict copies,
 /// error reporting. So the ratio of Keepsake to this floor is what the library costs.
 ///
-/// Without `coding`, the protocol alone: the same lock, read, write, `fsync`s and rename, but the
-/// item's bytes are spliced into the file's bytes (`…]` becomes `…,{"id":"3.117"}]`) instead of
-/// decoding and encoding the array. No app could store its state so, but the ratio of this floor
-/// to SQLite is what the protocol itself costs, whatever a library does around it.
+/// Without `coding`, the protocol alone, as Keepsake's write protocol stands: the same lock
+/// (and the look that it is still the lock file there), the look at the file that reads it only
+/// when it changed, the temporary file with the file's permissions and the list of its extended
+/// attributes, the look again before the swap, the swap of names and the look at what it
+/// swapped out, the removal of that, and the folder's flush; but the item's bytes are spliced
+/// into the file's bytes (`…]` becomes `…,{"id":"3.117"}]`) instead of decoding and encoding the
+/// array. No app could store its state so, but the ratio of this floor to SQLite is what the
+/// protocol itself costs, and Keepsake's to it what the library costs around it.
 enum ByHandTransactions {
   /// Runs a child; the exit codes are ``ProcessesChild/run(_:)``'s.
   ///
@@ -48,6 +52,13 @@ enum ByHandTransactions {
     }
     if let code = ProcessesChild.start(nil, options.startFile) { return code }
     let processorStart = LockTiming.processorTime()
+    if !coding {
+      let code = protocolAlone(options, lock: lock, folder: folder, calls: calls)
+      guard code == 0 else { return code }
+      StandardOutput.write(timed.timing(processorSince: processorStart).line)
+      StandardOutput.write("done \(options.count) 0 0")
+      return 0
+    }
     let decoder = JSONDecoder()
     let encoder = JSONEncoder()
     let temporary = path + ".by-hand-\(getpid())"
@@ -59,7 +70,7 @@ enum ByHandTransactions {
       }
       defer { _ = calls.flock(lock, LOCK_UN) }
       let old = FileManager.default.contents(atPath: path)
-      guard let data = coding ? coded(old, item, decoder, encoder) : spliced(old, item) else {
+      guard let data = coded(old, item, decoder, encoder) else {
         StandardOutput.write("unreadable \(path)")
         return 3
       }
@@ -74,6 +85,110 @@ enum ByHandTransactions {
     StandardOutput.write(timed.timing(processorSince: processorStart).line)
     StandardOutput.write("done \(options.count) 0 0")
     return 0
+  }
+
+  /// The transactions of the protocol alone; returns the child's exit code.
+  private static func protocolAlone(
+    _ options: ProcessesChild.Options, lock: Int32, folder: Int32, calls: SystemCalls
+  ) -> Int32 {
+    let path = options.url.path
+    let lockPath = path + ".by-hand-lock"
+    let temporary = path + ".by-hand-\(getpid())"
+    var known: Identity? = nil
+    var contents: Data? = nil
+    for index in 0..<options.count {
+      let item = ProcessItem(process: options.process, index: index)
+      guard calls.flock(lock, LOCK_EX) == 0 else {
+        StandardOutput.write("error flock: errno \(errno)")
+        return 4
+      }
+      defer { _ = calls.flock(lock, LOCK_UN) }
+      // The lock is the lock file that is there (one removed meanwhile locks nothing).
+      var held = stat()
+      var named = stat()
+      guard fstat(lock, &held) == 0, lstat(lockPath, &named) == 0, held.st_ino == named.st_ino
+      else {
+        StandardOutput.write("error the lock file was replaced")
+        return 4
+      }
+      // Read only when the file changed since this process last read or wrote it.
+      let before = Identity(path)
+      if before != known || contents == nil {
+        contents = FileManager.default.contents(atPath: path)
+      }
+      guard let data = spliced(contents, item) else {
+        StandardOutput.write("unreadable \(path)")
+        return 3
+      }
+      guard writeDurably(data, to: temporary, calls, keepingMode: true),
+        listAttributes(path, calls),
+        Identity(path) == before,
+        swap(temporary, path, expecting: before, calls),
+        calls.fullFlush(folder) == 0
+      else {
+        StandardOutput.write("error writing \(path): errno \(errno)")
+        return 4
+      }
+      known = Identity(path)
+      contents = data
+      StandardOutput.write("added \(item.id)")
+    }
+    return 0
+  }
+
+  /// What tells a file's versions apart: device, inode, size, modification and change times.
+  private struct Identity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var changed: timespec
+
+    init?(_ path: String) {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return nil }
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      modified = info.st_mtim
+      changed = info.st_ctim
+    }
+
+    /// The same version, its change time aside: a rename moves the change time of the file it
+    /// moves.
+    func isSameVersion(as other: Identity?) -> Bool {
+      guard let other else { return false }
+      return device == other.device && inode == other.inode && size == other.size
+        && modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec
+    }
+
+    static func == (lhs: Identity, rhs: Identity) -> Bool {
+      lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+        && lhs.modified.tv_sec == rhs.modified.tv_sec
+        && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
+    }
+  }
+
+  /// The names of the file's extended attributes, which a save carries over.
+  private static func listAttributes(_ path: String, _ calls: SystemCalls) -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let count = buffer.withUnsafeMutableBytes { calls.listAttributes(path, $0) }
+    return count >= 0 || errno == ENOTSUP || errno == ENOENT
+  }
+
+  /// Swaps the temporary file's name with the file's, checks that what it swapped out is the
+  /// version read, and removes it.
+  private static func swap(
+    _ temporary: String, _ path: String, expecting expected: Identity?, _ calls: SystemCalls
+  ) -> Bool {
+    guard expected != nil else { return calls.rename(temporary, path) == 0 }
+    guard calls.exchange(temporary, path) == 0,
+      Identity(temporary)?.isSameVersion(as: expected) ?? false
+    else {
+      return false
+    }
+    return calls.unlink(temporary) == 0
   }
 
   /// The file's items and `item`, decoded and encoded with Foundation's coders; `nil` when the
@@ -101,10 +216,15 @@ enum ByHandTransactions {
     return data + element
   }
 
-  /// Writes `data` to a new file at `path` and `fsync`s it.
-  private static func writeDurably(_ data: Data, to path: String, _ calls: SystemCalls) -> Bool {
+  /// Writes `data` to a new file at `path` and `fsync`s it; with `keepingMode`, sets its
+  /// permissions first.
+  private static func writeDurably(
+    _ data: Data, to path: String, _ calls: SystemCalls, keepingMode: Bool = false
+  ) -> Bool {
     let file = calls.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard file >= 0 else { return false }
+    // The file's permissions, as a save carries them over.
+    if keepingMode, calls.fchmod(file, 0o644) != 0 { return false }
     defer { _ = calls.close(file) }
     let written = data.withUnsafeBytes { bytes -> Bool in
       var offset = 0
