@@ -32,6 +32,7 @@ package enum Quarantine {
   package static let conflictCopyLimit = 10
 
   private static let markers = [marker, conflictMarker, keptMarker, unsavedMarker]
+  private static let markerBytes = markers.map { Array($0.utf8) }
   /// The length of a copy's time, `20261129T210300Z`.
   private static let stampLength = 16
   /// An extension longer than this is taken as part of the name.
@@ -151,6 +152,9 @@ package enum Quarantine {
   /// The first marker followed by a time is the one: a name may hold a marker's text before it
   /// (`notes.kept-old.conflict-20261129T210300Z.json` is a conflict copy of `notes.kept-old.json`).
   package static func parse(_ name: String) -> CopyName? {
+    // NB: a byte search first: every name of a folder is parsed when its first key opens, and
+    // Foundation's search costs thousands of instructions a call on Linux.
+    guard ConflictCopyName.contains(name, anyOf: markerBytes) else { return nil }
     var found: [(Range<String.Index>, String)] = []
     for marker in markers {
       var start = name.startIndex

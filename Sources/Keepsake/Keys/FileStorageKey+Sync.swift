@@ -146,10 +146,10 @@ extension FileStorageKey {
   ) -> StorageSubscription? {
     let target = syncTarget
     let state = sync.state
-    // NB: the name once: a URL's last component costs thousands of instructions on Linux, and
-    // the matcher runs for every name of every event in the folder (each commit of another
-    // process makes four).
-    let fileName = target.fileName
+    // NB: the name once, from the path's bytes: a URL's last component costs thousands of
+    // instructions on Linux, and the matcher runs for every name of every event in the folder
+    // (each commit of another process makes four).
+    let fileName = FolderPath.lastComponent(of: filePath)
     let watched = context.fileSystem.watch(
       fileAt: filePath,
       entriesMatching: {

@@ -226,7 +226,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let problem: FileSystemError?
     do {
       file = try context.fileSystem.resolve(url, path: filePath, folders: context.resolvedFolders)
-      let folded = foldedID(of: file, in: context)
+      // NB: the path the key keeps, when no link changed it (`URL.path` costs thousands of
+      // instructions a call on Linux).
+      let folded = foldedID(ofPath: file == url ? filePath : file.path, in: context)
       // The common case, a path without links: the key is already what it should be.
       if file == url && folded == nil { return self }
       path = file.path
@@ -251,14 +253,15 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     return copy
   }
 
-  /// On a folder whose names ignore case, the identity every spelling of `file` shares, so two
-  /// spellings of one file are one reference (a save makes a new inode, so the inode cannot be
+  /// On a folder whose names ignore case, the identity every spelling of the file at `path`
+  /// shares, so two spellings of one file are one reference (a save makes a new inode, so the inode cannot be
   /// the identity); `nil` where names are case-sensitive.
-  private func foldedID(of file: URL, in context: StorageContext) -> SharedKeyID? {
-    let folder = (file.path as NSString).deletingLastPathComponent
+  private func foldedID(ofPath path: String, in context: StorageContext) -> SharedKeyID? {
+    // NB: the folder by string: `NSString`'s path methods cost as much as the rest of this.
+    let folder = FolderPath.parent(of: path) ?? path
     guard context.fileSystem.foldsCase(inFolder: folder, folders: context.resolvedFolders)
     else { return nil }
-    return SharedKeyID(kind: "file", name: FileName.folded(file.path))
+    return SharedKeyID(kind: "file", name: FileName.folded(path))
   }
 
   /// Why `path` cannot name a file, if a name in it, or the whole, is longer than the system
