@@ -45,7 +45,7 @@ struct JSONArrayEncodingMemoTests {
 
   @Test("Random edits of an array are written through the memo as a whole encoding writes them")
   func randomEditsAgree() throws {
-    var random = SeededGenerator(seed: 20_261_205)
+    var random = SplitMix(seed: 20_261_205)
     var notes: [Note] = []
     var memo: JSONArrayEncodingMemo<Note>? = nil
     for round in 0..<400 {
@@ -217,21 +217,9 @@ private struct Failing: Encodable {
   func encode(to encoder: any Encoder) throws { throw Refused() }
 }
 
-/// A small seeded generator, so a failing edit is found again from the seed.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+extension SplitMix {
   /// One random change of `notes`: an edit of a field, an insertion, a removal or a move.
-  mutating func edit(_ notes: inout [Note]) {
+  fileprivate mutating func edit(_ notes: inout [Note]) {
     let choice = next() % 10
     guard !notes.isEmpty, choice >= 3 else {
       let id = Int(next() % 10_000)

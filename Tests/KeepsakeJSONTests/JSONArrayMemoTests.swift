@@ -188,7 +188,7 @@ private struct Row: Codable, Equatable, CustomStringConvertible {
 }
 
 /// A small seeded generator, so a failing edit is found again from the seed.
-private struct SplitMix {
+struct SplitMix: RandomNumberGenerator {
   var state: UInt64
   init(seed: UInt64) { state = seed }
 

@@ -52,23 +52,45 @@ enum ByHandTransactions {
     }
     if let code = ProcessesChild.start(nil, options.startFile) { return code }
     let processorStart = LockTiming.processorTime()
-    if !coding {
-      let code = protocolAlone(options, lock: lock, folder: folder, calls: calls)
-      guard code == 0 else { return code }
-      StandardOutput.write(timed.timing(processorSince: processorStart).line)
-      StandardOutput.write("done \(options.count) 0 0")
-      return 0
-    }
-    let decoder = JSONDecoder()
-    let encoder = JSONEncoder()
-    let temporary = path + ".by-hand-\(getpid())"
+    let code =
+      coding
+      ? withCoding(options, lock: lock, folder: folder, calls: calls)
+      : protocolAlone(options, lock: lock, folder: folder, calls: calls)
+    guard code == 0 else { return code }
+    StandardOutput.write(timed.timing(processorSince: processorStart).line)
+    StandardOutput.write("done \(options.count) 0 0")
+    return 0
+  }
+
+  /// Runs the child's transactions, each `body` under the exclusive lock; returns the child's
+  /// exit code (`body` returns one for a transaction that failed).
+  private static func eachTransaction(
+    _ options: ProcessesChild.Options, lock: Int32, calls: SystemCalls,
+    _ body: (ProcessItem) -> Int32?
+  ) -> Int32 {
     for index in 0..<options.count {
       let item = ProcessItem(process: options.process, index: index)
       guard calls.flock(lock, LOCK_EX) == 0 else {
         StandardOutput.write("error flock: errno \(errno)")
         return 4
       }
-      defer { _ = calls.flock(lock, LOCK_UN) }
+      let failed = body(item)
+      _ = calls.flock(lock, LOCK_UN)
+      if let failed { return failed }
+      StandardOutput.write("added \(item.id)")
+    }
+    return 0
+  }
+
+  /// The transactions as a user would write them, with Foundation's coders.
+  private static func withCoding(
+    _ options: ProcessesChild.Options, lock: Int32, folder: Int32, calls: SystemCalls
+  ) -> Int32 {
+    let path = options.url.path
+    let decoder = JSONDecoder()
+    let encoder = JSONEncoder()
+    let temporary = path + ".by-hand-\(getpid())"
+    return eachTransaction(options, lock: lock, calls: calls) { item in
       let old = FileManager.default.contents(atPath: path)
       guard let data = coded(old, item, decoder, encoder) else {
         StandardOutput.write("unreadable \(path)")
@@ -80,11 +102,8 @@ enum ByHandTransactions {
         StandardOutput.write("error writing \(path): errno \(errno)")
         return 4
       }
-      StandardOutput.write("added \(item.id)")
+      return nil
     }
-    StandardOutput.write(timed.timing(processorSince: processorStart).line)
-    StandardOutput.write("done \(options.count) 0 0")
-    return 0
   }
 
   /// The transactions of the protocol alone; returns the child's exit code.
@@ -96,13 +115,7 @@ enum ByHandTransactions {
     let temporary = path + ".by-hand-\(getpid())"
     var known: Identity? = nil
     var contents: Data? = nil
-    for index in 0..<options.count {
-      let item = ProcessItem(process: options.process, index: index)
-      guard calls.flock(lock, LOCK_EX) == 0 else {
-        StandardOutput.write("error flock: errno \(errno)")
-        return 4
-      }
-      defer { _ = calls.flock(lock, LOCK_UN) }
+    return eachTransaction(options, lock: lock, calls: calls) { item in
       // The lock is the lock file that is there (one removed meanwhile locks nothing).
       var held = stat()
       var named = stat()
@@ -131,9 +144,8 @@ enum ByHandTransactions {
       }
       known = Identity(path)
       contents = data
-      StandardOutput.write("added \(item.id)")
+      return nil
     }
-    return 0
   }
 
   /// What tells a file's versions apart: device, inode, size, modification and change times.
@@ -150,8 +162,13 @@ enum ByHandTransactions {
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
       size = Int64(info.st_size)
-      modified = info.st_mtim
-      changed = info.st_ctim
+      #if canImport(Darwin)
+        modified = info.st_mtimespec
+        changed = info.st_ctimespec
+      #else
+        modified = info.st_mtim
+        changed = info.st_ctim
+      #endif
     }
 
     /// The same version, its change time aside: a rename moves the change time of the file it
