@@ -116,7 +116,7 @@ enum ProfileChild {
         var memo = encoder.encodeArray(drafts, reusing: nil)
         for edit in 0..<count {
           drafts[edit * 7_919 % drafts.count].body += " (edited)"
-          memo = encoder.encodeArray(drafts, reusing: memo)
+          memo = encoder.encodeArray(drafts, reusing: memo.take())
           total &+= memo == nil ? 0 : 1
         }
       case "decode-items":

@@ -59,6 +59,44 @@ struct JSONArrayEncodingMemoTests {
     }
   }
 
+  @Test("An array written again over its memo's memory has the bytes of a whole encoding")
+  func writtenInPlaceAgree() throws {
+    var random = SplitMix(seed: 20_261_206)
+    var notes = (0..<40).map { Note(id: $0, text: "a note longer than fifteen bytes, \($0)") }
+    let prefix = Array(#"{"content":"#.utf8)
+    let suffix = Array(#","version":2}"#.utf8)
+    let encoder = KeepsakeJSONEncoder()
+    var memo = encoder.encodeArray(notes, reusing: nil, prefix: prefix, suffix: suffix)
+    var inPlace = 0
+    for round in 0..<400 {
+      for _ in 0...(random.next() % 4) { random.edit(&notes) }
+      let before = memo?.storage
+      // NB: the memo handed over, its only holder: so it can be written over.
+      memo = encoder.encodeArray(notes, reusing: memo.take(), prefix: prefix, suffix: suffix)
+      let written = try #require(memo)
+      if written.storage == before { inPlace += 1 }
+      let whole = try encoder.encode(Envelope(content: notes, version: 2))
+      #expect(written.bytes == whole, "round \(round)")
+    }
+    // NB: the comparisons are the test; this only shows the memory was written over.
+    #expect(inPlace > 300)
+  }
+
+  @Test("Bytes handed out by an encoding are never written over by the next")
+  func handedOutBytesStay() throws {
+    var notes = (0..<10).map { Note(id: $0, text: "a note longer than fifteen bytes, \($0)") }
+    let encoder = KeepsakeJSONEncoder()
+    var memo = encoder.encodeArray(notes, reusing: nil)
+    let held = try #require(memo).bytes
+    let snapshot = Array(held)
+    let before = memo?.storage
+    notes[0].text = "edited, and shorter"
+    memo = encoder.encodeArray(notes, reusing: memo.take())
+    #expect(Array(held) == snapshot, "a save still writing these bytes reads them unchanged")
+    #expect(try #require(memo).bytes == (try encoder.encode(notes)))
+    #expect(memo?.storage != before, "written into new memory")
+  }
+
   @Test("An envelope's bytes around the array, and its depth, are the whole document's")
   func envelopeAroundTheArray() throws {
     let notes = [Note(id: 1, text: "a/b")]

@@ -125,6 +125,20 @@ struct JSONOutput: ~Copyable {
     count = min(count, start)
   }
 
+  /// The output as an ``EncodedBlock``, which takes over the memory (with its unused tail, room
+  /// for the next encoding written in place); the buffer is empty afterwards.
+  mutating func takeBlock() -> EncodedBlock {
+    let block = EncodedBlock(
+      taking: UnsafeMutableRawPointer(base), capacity: capacity, count: count)
+    guard let fresh = malloc(16) else {
+      preconditionFailure("Keepsake's JSON encoder could not allocate 16 bytes.")
+    }
+    base = fresh.assumingMemoryBound(to: UInt8.self)
+    capacity = 16
+    count = 0
+    return block
+  }
+
   /// The output as `Data`, which takes over the memory; the buffer is empty afterwards.
   mutating func takeData() -> Data {
     let bytes = count

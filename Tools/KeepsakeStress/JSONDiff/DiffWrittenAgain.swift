@@ -6,9 +6,10 @@ import Keepsake
 ///
 /// The drafts are written once, then edited a few times (a body, a pin, the tags, drafts
 /// inserted, removed, duplicated and moved, a draft replaced by an equal one in new storage), and
-/// written again after each edit through the memo of the writing before. Each writing must be
-/// exactly what Foundation writes for the drafts as they are then: an element copied from the
-/// memo that had changed, or copied to the wrong place, shows as a difference.
+/// written again after each edit through the memo of the writing before, over its memory (the
+/// memo handed over, as a file key does). Each writing must be exactly what Foundation writes
+/// for the drafts as they are then: an element reused from the memo that had changed, or moved
+/// to the wrong place, shows as a difference.
 enum DiffWrittenAgain {
   /// Runs one case; returns a description of the difference, or `nil` when the bytes agree.
   static func check(
@@ -21,7 +22,8 @@ enum DiffWrittenAgain {
       for _ in 0..<Int.random(in: 1...3, using: &values.random) {
         edits.append(edit(&drafts, using: &values))
       }
-      memo = KeepsakeJSONEncoder().encodeArray(drafts, reusing: memo)
+      // NB: handed over, so that the encoding may write over the memo's memory.
+      memo = KeepsakeJSONEncoder().encodeArray(drafts, reusing: memo.take())
       guard let written = memo?.bytes else {
         return "written again: drafts left the memo's way after \(edits)"
       }

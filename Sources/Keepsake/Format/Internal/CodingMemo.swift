@@ -62,16 +62,15 @@ extension Array: MemoizedArrayDecoding where Element: Decodable {
 
 extension Array: MemoizedArrayEncoding where Element: Encodable {
   func encode(memo: CodingMemo, prefix: [UInt8], suffix: [UInt8], depth: Int) -> Data? {
+    // NB: taken out, so that the encoding holds the memo's only reference and may write over
+    // its memory (see `EncodedBlock`); a value that goes the usual way leaves no memo.
     let previous = memo.take() as? JSONArrayEncodingMemo<Element>
     guard
       let next = KeepsakeJSONEncoder().encodeArray(
-        self, reusing: previous, prefix: prefix, suffix: suffix, depth: depth)
-    else {
-      // What `previous` holds is still true of its elements; this value goes the usual way.
-      memo.keep(previous)
-      return nil
-    }
-    memo.keep(next.bytes.count <= JSONArrayEncodingMemo<Element>.maximumSize ? next : nil)
-    return next.bytes
+        self, reusing: consume previous, prefix: prefix, suffix: suffix, depth: depth)
+    else { return nil }
+    let bytes = next.bytes
+    memo.keep(next.byteCount <= JSONArrayEncodingMemo<Element>.maximumSize ? next : nil)
+    return bytes
   }
 }
