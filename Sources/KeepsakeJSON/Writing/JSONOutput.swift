@@ -130,12 +130,7 @@ struct JSONOutput: ~Copyable {
   mutating func takeBlock() -> EncodedBlock {
     let block = EncodedBlock(
       taking: UnsafeMutableRawPointer(base), capacity: capacity, count: count)
-    guard let fresh = malloc(16) else {
-      preconditionFailure("Keepsake's JSON encoder could not allocate 16 bytes.")
-    }
-    base = fresh.assumingMemoryBound(to: UInt8.self)
-    capacity = 16
-    count = 0
+    startOver()
     return block
   }
 
@@ -145,13 +140,18 @@ struct JSONOutput: ~Copyable {
     // Give the unused tail back before handing the block over.
     let block = realloc(base, max(bytes, 1)) ?? UnsafeMutableRawPointer(base)
     let data = Data(bytesNoCopy: block, count: bytes, deallocator: .free)
+    startOver()
+    return data
+  }
+
+  /// An empty buffer of its own, the memory having been handed over.
+  private mutating func startOver() {
     guard let fresh = malloc(16) else {
       preconditionFailure("Keepsake's JSON encoder could not allocate 16 bytes.")
     }
     base = fresh.assumingMemoryBound(to: UInt8.self)
     capacity = 16
     count = 0
-    return data
   }
 
   private mutating func grow(to needed: Int) {
