@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A key that keeps its value in a file, as JSON or in a versioned format.
 ///
@@ -279,7 +278,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   ///
   /// - Throws: ``FileSystemError/Reason/notDownloaded`` for a file iCloud Drive has not
   ///   downloaded yet, so no save takes it for a missing file.
-  private func checkedIdentity(_ fileSystem: any FileSystem) throws -> FileIdentity? {
+  func checkedIdentity(_ fileSystem: any FileSystem) throws -> FileIdentity? {
     try checkPath()
     guard let identity = try fileSystem.identity(of: file) else {
       try fileSystem.refuseIfNotDownloaded(path: filePath)
@@ -289,11 +288,11 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   }
 
   /// The file's bytes and the identity of the version read, `nil` when there is no file.
-  private func readFile(_ fileSystem: any FileSystem) throws -> (Data, FileIdentity?)? {
+  func readFile(_ fileSystem: any FileSystem) throws -> (Data, FileIdentity?)? {
     try fileSystem.contents(atPath: filePath, maximumSize: maximumFileSize)
   }
 
-  private func decodeFile(_ data: Data) throws -> Value {
+  func decodeFile(_ data: Data) throws -> Value {
     do {
       if data.isEmpty { throw FileContentError.empty }
       return try decode(data)
@@ -302,7 +301,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     }
   }
 
-  private func wrap<T>(_ body: () throws -> T) throws -> T {
+  func wrap<T>(_ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch {
@@ -312,290 +311,6 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
 }
 
 extension FileStorageKey: BackgroundLoadingKey {}
-
-extension FileStorageKey: CoordinatedKey {
-  func withOwnState() -> FileStorageKey {
-    var copy = self
-    copy.known = KnownFile()
-    copy.sync = sync.withOwnState()
-    return copy
-  }
-
-  func lock(in context: StorageContext, timeout: Duration) throws -> FileLock {
-    try checkPath()
-    // NB: a folder removed since the key knew its file is not made again, not even for the
-    // lock file.
-    let lock = try context.fileSystem.lockExclusively(
-      file, timeout: timeout, creatingFolder: !known.hasHadFile())
-    return sync.state.holding(lock)
-  }
-
-  func storedChange(
-    in context: StorageContext, rereading: Bool
-  ) throws -> StoredChange<Value> {
-    let fileSystem = context.fileSystem
-    // An explicit load reads everything again: changes other processes kept beside the file
-    // since this one opened it (an older version's, on this device or another) are merged in.
-    if rereading { takeInKeptChanges(in: context) }
-    var identity = try wrap { try checkedIdentity(fileSystem) }
-    let last = known.get()
-    // NB: a file this key looked at but did not take in yet (a change of ours was pending) and
-    // that is gone now was removed: not "no file, as ever" (a replacement may be on its way).
-    let removedUnseen = identity == nil && last == nil && known.lookedAtRemovedFile()
-    known.saw(identity)
-    if identity == last && !(rereading && identity != nil) && !removedUnseen {
-      guard let identity, let digest = known.digestToCompare(identity) else { return .unchanged }
-      // Whole-second times: an edit within the second of the last look keeps the identity, so
-      // the bytes tell (read only on such file systems, and only within that second).
-      let now = try wrap { try readFile(fileSystem) }
-      if let (data, _) = now, KnownFile.digest(of: data) == digest {
-        known.confirmLook()
-        return .unchanged
-      }
-    }
-    if syncMergeBeforeReading(in: context) {
-      identity = try wrap { try checkedIdentity(fileSystem) }
-      known.saw(identity)
-    }
-    guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
-      known.saw(nil)
-      if last != nil { syncDidRead(nil, in: context) }
-      return last == nil && !removedUnseen ? .unchanged : .deleted
-    }
-    let value = try decodeFile(data)
-    syncDidRead(data, in: context)
-    known.saw(read ?? identity)
-    known.noteRead(data, value: value)
-    known.noteLook(at: data, identity: read ?? identity)
-    return .replaced(value, data: data, identity: read ?? identity)
-  }
-
-  func remember(_ identity: FileIdentity?) { known.set(identity) }
-
-  func write(_ value: Value, in context: StorageContext) throws {
-    try checkPath()
-    let fileSystem = context.fileSystem
-    let data = keepingUnknownMembers(try syncEncode(value, in: context))
-    // A key never writes what it would refuse to read: the next launch would only get the
-    // default and a load error, and could not even start over.
-    guard data.count <= maximumFileSize else {
-      throw FileSystemError(
-        .write, path: file.path, reason: .valueTooLarge(size: data.count, limit: maximumFileSize))
-    }
-    do {
-      // NB: in place of exactly what the last look found: anything else that lands there is
-      // never written over, and the save reads it and merges (see `replaceAtomically`). A
-      // folder removed since the key knew the file is not created again.
-      try fileSystem.replaceAtomically(
-        data, at: file, expecting: known.seen(), creatingFolder: !known.hasHadFile())
-    } catch let error as FileSystemError
-      where error.reason == .replacedMeanwhile || error.reason == .folderRemoved
-    {
-      throw error
-    } catch {
-      // NB: a write can fail after its rename (flushing the folder): the file then holds our
-      // bytes, and must not be taken for another process's change by the next save.
-      if let identity = try? fileSystem.identity(of: file),
-        (try? fileSystem.contents(of: file, maximumSize: data.count)) == data
-      {
-        known.set(identity)
-        syncDidWrite(data, in: context)
-      }
-      throw error
-    }
-    let written = try? fileSystem.identity(of: file)
-    known.set(written)
-    known.noteLook(at: data, identity: written)
-    syncDidWrite(data, in: context)
-  }
-}
-
-/// The identity of the file a key last read or wrote, shared by copies of the key; and what
-/// the key's last look at the file found, which its next write replaces and nothing else.
-final class KnownFile: Sendable {
-  /// The last document read from the file, with the value read from it, until its members the
-  /// model does not know are found; then those members, as a base and theirs to merge into
-  /// every write (see `FileStorageKey.keepingUnknownMembers(_:)`).
-  enum ReadDocument: @unchecked Sendable {
-    case none
-    // NB: `@unchecked`: the value is the key's `Value`, which is Sendable; kept as `Any` so the
-    // class needs no generic parameter (its type's metadata on every key's creation).
-    case read(Data, value: Any)
-    case unknownMembers(base: JSONValue, theirs: JSONValue)
-  }
-
-  private let document = Mutex(ReadDocument.none)
-
-  /// Keeps the document just read, and the value read from it.
-  func noteRead(_ data: Data, value: Any) { document.withLock { $0 = .read(data, value: value) } }
-
-  /// The members of the last document read that the model does not know, found once per read
-  /// by `find` (`nil`: none).
-  func unknownMembers(
-    find: (Data, Any) -> (base: JSONValue, theirs: JSONValue)?
-  ) -> (base: JSONValue, theirs: JSONValue)? {
-    document.withLock { document in
-      switch document {
-      case .none: return nil
-      case .unknownMembers(let base, let theirs): return (base, theirs)
-      case .read(let data, let value):
-        let found = find(data, value)
-        document = found.map { .unknownMembers(base: $0.base, theirs: $0.theirs) } ?? .none
-        return found
-      }
-    }
-  }
-
-  private struct State {
-    var identity: FileIdentity?
-    var seen: FileIdentity?
-    /// Whether the key has known a file at its name (read one or written one), so that its
-    /// folder, if it disappears, was removed rather than never made.
-    var hadFile = false
-    /// Whether the last file seen at the name, never taken in, was removed: until a file is
-    /// seen or written there again, the empty name is a removal, however often it is looked
-    /// at.
-    var removedUnseen = false
-  }
-  private let state = Mutex(State())
-  func get() -> FileIdentity? { state.withLock { $0.identity } }
-  func set(_ value: FileIdentity?) {
-    state.withLock {
-      $0.identity = value
-      $0.seen = value
-      if value != nil {
-        $0.hadFile = true
-        $0.removedUnseen = false
-      }
-    }
-  }
-  /// Records what a look at the file found (`nil`: no file).
-  func saw(_ value: FileIdentity?) {
-    state.withLock {
-      if value == nil, $0.identity == nil, $0.seen != nil { $0.removedUnseen = true }
-      $0.seen = value
-      if value != nil {
-        $0.hadFile = true
-        $0.removedUnseen = false
-      }
-    }
-  }
-  /// Whether the name is empty because a file the key saw there, and never took in, was
-  /// removed (see `State.removedUnseen`).
-  func lookedAtRemovedFile() -> Bool {
-    state.withLock { $0.removedUnseen || ($0.identity == nil && $0.seen != nil) }
-  }
-  func seen() -> FileIdentity? { state.withLock { $0.seen } }
-  func hasHadFile() -> Bool { state.withLock { $0.hadFile } }
-
-  // MARK: Whole-second times
-
-  /// The last look at a file whose times are whole seconds: a digest of the bytes it read or
-  /// wrote, and when it was (wall time, nanoseconds since 1970).
-  private struct Look {
-    var digest: UInt64
-    var at: Int64
-  }
-  private let look = Mutex<Look?>(nil)
-
-  /// How long after a file's recorded change another edit may still record the same change
-  /// time: FAT keeps modification times in 2-second steps, the coarsest in use.
-  static let timeGranularity: Int64 = 2_000_000_000
-
-  /// Notes a read or write of `data`; kept only where the file's times are whole seconds
-  /// (elsewhere the identity tells every edit, and nothing is computed).
-  func noteLook(at data: Data, identity: FileIdentity?) {
-    guard let identity, identity.hasWholeSecondTimes else {
-      look.withLock { $0 = nil }
-      return
-    }
-    let digest = Self.digest(of: data)
-    look.withLock { $0 = Look(digest: digest, at: Self.now()) }
-  }
-
-  /// The digest the file's bytes must have to be unchanged, when `identity` cannot tell.
-  ///
-  /// That is when its times are whole seconds and the last look came within their granularity
-  /// of its recorded change: an edit after that look may have kept every part of the identity.
-  /// `nil`: the identity tells.
-  func digestToCompare(_ identity: FileIdentity) -> UInt64? {
-    guard identity.hasWholeSecondTimes else { return nil }
-    return look.withLock { look in
-      guard let look, look.at < identity.changed &+ Self.timeGranularity else { return nil }
-      return look.digest
-    }
-  }
-
-  /// The bytes were compared and found unchanged: the look is as of now.
-  func confirmLook() {
-    let now = Self.now()
-    look.withLock { $0?.at = now }
-  }
-
-  private static func now() -> Int64 {
-    Int64((Date().timeIntervalSince1970 * 1e9).rounded())
-  }
-
-  /// The 64-bit FNV-1a digest of `data`.
-  static func digest(of data: Data) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in data {
-      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-    }
-    return hash
-  }
-}
-
-/// What a file key is made with: the same for every copy of the key and every reference of it.
-final class FileKeySettings<Value: Sendable>: Sendable {
-  let url: URL
-  let interval: Duration
-  let maximumFileSize: Int
-  let loadsInBackground: Bool
-  let merge: SharedMerge<Value>?
-  /// Whether a merge is made on the stored JSON, field by field (see ``SharedFieldMergeable``).
-  let mergesByField: Bool
-  let decode: @Sendable (Data) throws -> Value
-  let encode: @Sendable (Value) throws -> Data
-
-  init(
-    url: URL, interval: Duration, maximumFileSize: Int, loadsInBackground: Bool,
-    merge: SharedMerge<Value>?, mergesByField: Bool = false,
-    decode: @escaping @Sendable (Data) throws -> Value,
-    encode: @escaping @Sendable (Value) throws -> Data
-  ) {
-    self.mergesByField = mergesByField
-    self.url = url
-    self.interval = interval
-    self.maximumFileSize = maximumFileSize
-    self.loadsInBackground = loadsInBackground
-    self.merge = merge
-    self.decode = decode
-    self.encode = encode
-  }
-}
-
-/// Where a file key's file is: as the app named it until the key is used in a context, then
-/// with its links resolved (see `FileStorageKey.resolved(in:)`).
-final class FileLocation: Sendable {
-  /// The key's identity (see `FileStorageKey.id`).
-  let id: SharedKeyID
-  let file: URL
-  /// `file`'s path.
-  let filePath: String
-  /// The path of `file`'s folder.
-  let folderPath: String
-  /// Why the path cannot name a file Keepsake can keep, if it cannot.
-  let problem: FileSystemError?
-
-  init(id: SharedKeyID, file: URL, filePath: String, problem: FileSystemError?) {
-    self.id = id
-    self.file = file
-    self.filePath = filePath
-    self.folderPath = FolderPath.parent(of: filePath) ?? file.deletingLastPathComponent().path
-    self.problem = problem
-  }
-}
 
 extension SharedKey {
   /// A value kept as JSON in the file at `url`.
