@@ -139,6 +139,17 @@ struct JSONArrayEncodingMemoTests {
     #expect(KeepsakeJSONEncoder().encodeArray([Failing()], reusing: nil) == nil)
   }
 
+  @Test("An element only Foundation's encoder writes leaves the array to the usual way")
+  func foundationOnlyGoesTheUsualWay() throws {
+    let first = try #require(KeepsakeJSONEncoder().encodeArray([Wrapped(value: 1)], reusing: nil))
+    #expect(first.bytes == (try KeepsakeJSONEncoder().encode([Wrapped(value: 1)])))
+    let values = [Wrapped(value: 1), Wrapped(value: 2, throughSuperEncoder: true)]
+    #expect(KeepsakeJSONEncoder().encodeArray(values, reusing: first) == nil)
+    #expect(
+      try KeepsakeJSONEncoder().encode(values) == JSONEncoderWithSortedKeys.encode(values),
+      "the usual way writes what Foundation writes")
+  }
+
   /// The array written through `memo`, checked against a whole encoding of it.
   private func written<Element: Encodable>(
     _ elements: [Element], reusing memo: JSONArrayEncodingMemo<Element>?, round: Int = 0
@@ -248,6 +259,35 @@ private struct AnyHolding: Encodable {
 
 private struct Tree: Encodable {
   var children: [Tree]
+}
+
+/// A value that writes itself through `superEncoder()` when asked: only Foundation's encoder
+/// writes that.
+private struct Wrapped: Encodable {
+  var value: Int
+  var throughSuperEncoder = false
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    if throughSuperEncoder {
+      var inner = container.superEncoder().singleValueContainer()
+      try inner.encode(value)
+    } else {
+      try container.encode(value, forKey: .value)
+    }
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case value
+  }
+}
+
+private enum JSONEncoderWithSortedKeys {
+  static func encode<T: Encodable>(_ value: T) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return try encoder.encode(value)
+  }
 }
 
 private struct Failing: Encodable {

@@ -29,10 +29,6 @@ package struct JSONArrayEncodingMemo<Element> {
 
   /// Which memory holds the bytes: the same for an encoding written over its memo's in place.
   package var storage: ObjectIdentifier { ObjectIdentifier(block) }
-
-  /// Where element `index`'s bytes start: after the `[`, or after the comma that follows the
-  /// element before it.
-  func startOfElement(_ index: Int) -> Int { index == 0 ? start + 1 : ends[index - 1] + 1 }
 }
 
 extension KeepsakeJSONEncoder {
@@ -71,11 +67,15 @@ extension KeepsakeJSONEncoder {
         start: previous?.start ?? 0, layout: layout, depth: depth,
         fixedBytes: prefix.count + suffix.count)
     else { return nil }
-    if previous != nil, plan.canWrite(over: &previous!, prefix: prefix) {
-      // NB: force-unwrapped only after the check above: never nil here.
-      let ends = plan.write(over: previous!, prefix: prefix, suffix: suffix)
-      return JSONArrayEncodingMemo(
-        elements: elements, block: previous!.block, start: prefix.count, ends: ends)
+    // NB: moved out, not copied: a second holder of its memory would keep it from being
+    // written over.
+    if var held = previous.take() {
+      if plan.canWrite(over: &held, prefix: prefix) {
+        let ends = plan.write(over: held, prefix: prefix, suffix: suffix)
+        return JSONArrayEncodingMemo(
+          elements: elements, block: held.block, start: prefix.count, ends: ends)
+      }
+      previous = held
     }
     let (block, ends) = plan.write(prefix: prefix, suffix: suffix, from: previous?.block)
     return JSONArrayEncodingMemo(elements: elements, block: block, start: prefix.count, ends: ends)

@@ -100,8 +100,7 @@ final class JSONEncodingState: Encoder {
   @exclusivity(unchecked) var enclosingDepth = 0
   @exclusivity(unchecked) var scratch: [UInt8] = []
 
-  init(capacity: Int = 4096) {
-    output = JSONOutput(capacity: capacity)
+  init() {
     frames.reserveCapacity(16)
     members.reserveCapacity(64)
     slots.reserveCapacity(16)
