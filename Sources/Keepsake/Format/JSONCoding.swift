@@ -43,7 +43,7 @@ package enum JSONCoding: Sendable {
 
   /// Encodes `value` as ``encode(_:)`` does; when `T` is an array and Keepsake's codec is
   /// selected, the elements that are the same values `memo` kept from the last encoding are not
-  /// encoded again: their bytes are copied (the same bytes).
+  /// encoded again: their bytes are reused (the same bytes).
   ///
   /// `envelope` writes the value inside a document: the bytes before and after it, how many
   /// containers deep it is, and the whole document's usual encoding, used when the memo cannot

@@ -73,8 +73,7 @@ extension VersionedFormat {
   /// layout, another version, invalid content) returns `nil` and takes the general path, which
   /// also produces the diagnostics.
   private static func decodeOwnLayout(_ data: Data, memo: CodingMemo?) -> Value? {
-    let prefix = Array(#"{"content":"#.utf8)
-    let suffix = Array(#","version":\#(currentVersion)}"#.utf8)
+    let (prefix, suffix) = ownLayout
     var end = data.endIndex
     // Tolerate a trailing newline, as editors add one.
     while end > data.startIndex, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
@@ -108,7 +107,7 @@ extension VersionedFormat {
   }
 
   /// Writes `value` as ``encode(_:)`` does; when the value is an array, the elements that are
-  /// the same values `memo` kept from the key's last encoding are copied, not encoded again.
+  /// the same values `memo` kept from the key's last encoding are reused, not encoded again.
   ///
   /// NB: the envelope is written around the content as ``EncodingEnvelope`` writes it with
   /// sorted keys, `{"content":X,"version":N}` (the layout `decodeOwnLayout` reads).
@@ -116,12 +115,19 @@ extension VersionedFormat {
   /// - Throws: What ``encode(_:)`` throws for the same value.
   static func encode(_ value: Value, memo: CodingMemo?) throws -> Data {
     precondition(currentVersion >= 1, "Format versions start at 1, not \(currentVersion).")
+    let (prefix, suffix) = ownLayout
     return try JSONCoding.encode(
       value, memo: memo,
       around: (
-        prefix: Array(#"{"content":"#.utf8), suffix: Array(#","version":\#(currentVersion)}"#.utf8),
-        depth: 1, whole: { try JSONCoding.encode(EncodingEnvelope<Self>(value: value)) }
+        prefix: prefix, suffix: suffix, depth: 1,
+        whole: { try JSONCoding.encode(EncodingEnvelope<Self>(value: value)) }
       ))
+  }
+
+  /// The bytes around the content of a current-version file as this writer lays it out,
+  /// `{"content":` and `,"version":N}`.
+  private static var ownLayout: (prefix: [UInt8], suffix: [UInt8]) {
+    (Array(#"{"content":"#.utf8), Array(#","version":\#(currentVersion)}"#.utf8))
   }
 
   /// Writes `value` as ``encode(_:)`` does, with the ancestry of a file in a synced folder first
