@@ -91,6 +91,8 @@ extension KeepsakeJSONTests {
       ("[1e-400]", "doubles"), ("[0e-400]", "doubles"), ("[3e-324]", "doubles"),
       ("[1.7976931348623159e308]", "doubles"), ("[3.4028236e38]", "floats"), ("[256]", "bytes"),
       ("[-0]", "bytes"), ("[1e2]", "bytes"), ("[9223372036854775807.0]", "ints"),
+      ("[0e6,0E1]", "doubles"), ("[0e0,0e10,0e+1,-0e1]", "doubles"), ("[0e9]", "floats"),
+      ("[0e6]", "ints"),
     ])
   func specialTypes(json: String, kind: String) {
     let data = Data(json.utf8)

@@ -48,7 +48,9 @@ extension JSONDecodingState {
     }
     let base = source.base
     let end = numberEnd(from: offset)
-    guard let shape = Self.numberShape(base, from: offset, to: end) else { throw JSONLazyError() }
+    guard let shape = Self.numberShape(base, from: offset, to: end),
+      !Self.isRefusedByFoundationAsFloat(base, from: offset, to: end)
+    else { throw JSONLazyError() }
     // NB: an exact fast path (Clinger's): at most 15 significant digits and a power of ten at
     // most 22 are both exact Doubles, so one division is correctly rounded, like strtod. Float
     // takes strtof's path, as a Double rounded again to Float could differ.
@@ -127,6 +129,17 @@ extension JSONDecodingState {
       scan += 1
     }
     return (significant, fractionDigits, hasExponent)
+  }
+
+  /// Whether the number is exactly `0e1` to `0e9` (or `0E1` to `0E9`), which Foundation's
+  /// decoder refuses as a `Double` or `Float` while it takes `0e0`, `0e10`, `0e+1`, `-0e1` and
+  /// the same text as an integer: the document then goes to Foundation, for its exact error.
+  private static func isRefusedByFoundationAsFloat(
+    _ base: UnsafePointer<UInt8>, from start: Int, to end: Int
+  ) -> Bool {
+    end - start == 3 && base[start] == UInt8(ascii: "0")
+      && (base[start + 1] == UInt8(ascii: "e") || base[start + 1] == UInt8(ascii: "E"))
+      && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(base[start + 2])
   }
 
   /// Whether a number's digits before its exponent are all zeros.
