@@ -122,11 +122,8 @@ struct SimulationCampaignTests {
 
   @Test(
     "A loss put back on purpose makes the campaign fail within its default run",
-    arguments: [
-      (PersistenceFlaws.takesReadableDataWhole, PromiseChecker.Violation.Kind.pendingLost),
-      (PersistenceFlaws.savesInsideTransactions, .halfTransaction),
-    ])
-  func flawIsCaught(_ flaw: PersistenceFlaws, _ promise: PromiseChecker.Violation.Kind) throws {
+    arguments: [(SimulatedFlaws.swapsWithoutLooking, PromiseChecker.Violation.Kind.storedDropped)])
+  func flawIsCaught(_ flaw: SimulatedFlaws, _ promise: PromiseChecker.Violation.Kind) throws {
     var configuration = SimulationCampaign.Configuration()
     configuration.flaws = flaw
     configuration.failuresToStop = 1
@@ -153,16 +150,16 @@ struct SimulationCampaignTests {
   @Test("A shrunk schedule replays its failure, and passes without the flaw")
   func shrunkScheduleReplays() throws {
     let schedule = try Schedule(
-      parsing: "p3 f1 | B1a m1a s1a s1a s1a s1a t29 s1a m1a s1a s1a")
-    let flawed = ScheduleRun(schedule, flaws: .savesInsideTransactions)
-    #expect(flawed.violations.map(\.kind).contains(.halfTransaction), "\(flawed.violations)")
+      parsing: "p2 f2 | m1a X0b m0b s1a s0b s0b m1a s1a ob:in-place s0b s1a")
+    let flawed = ScheduleRun(schedule, flaws: .swapsWithoutLooking)
+    #expect(flawed.violations.map(\.kind).contains(.storedDropped), "\(flawed.violations)")
     #expect(ScheduleRun(schedule, flaws: []).violations.isEmpty)
-    let shrunk = ScheduleShrinker(flaws: .savesInsideTransactions, kind: .halfTransaction)
+    let shrunk = ScheduleShrinker(flaws: .swapsWithoutLooking, kind: .storedDropped)
       .shrink(schedule)
-    #expect(shrunk.events.count <= schedule.events.count)
+    #expect(shrunk.events.count < schedule.events.count)
     #expect(
-      ScheduleRun(shrunk, flaws: .savesInsideTransactions).violations.contains {
-        $0.kind == .halfTransaction
+      ScheduleRun(shrunk, flaws: .swapsWithoutLooking).violations.contains {
+        $0.kind == .storedDropped
       })
   }
 

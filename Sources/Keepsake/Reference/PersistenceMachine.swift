@@ -92,14 +92,12 @@ struct PersistenceMachine: Sendable {
     /// changed (`again`: as if nothing were known of it). → `found`, `unreadable`
     case read(again: Bool)
     /// Under the value's lock, apply ``decide(_:pending:canMerge:adoptOnly:)``'s decision, then
-    /// the body of an `update` (its token). `dropsPending` only under the deliberate flaw
-    /// ``PersistenceFlaws/takesReadableDataWhole``. → `reconciled`
+    /// the body of an `update` (its token). → `reconciled`
     ///
     /// `waitsForRemoved`: a file found removed, with nothing of ours pending, is not taken for
     /// deleted yet (see ``Reconciled/awaitsReplacement``).
     case reconcile(
-      adoptOnly: Bool, force: Bool, body: UInt64?, dropsPending: Bool = false,
-      waitsForRemoved: Bool = false)
+      adoptOnly: Bool, force: Bool, body: UInt64?, waitsForRemoved: Bool = false)
     /// Keep the other side of a conflict as a copy beside the file. → `copied`, `writeFailed`
     case keepCopy
     /// Write the reconciled value durably. → `written`, `writeFailed`
@@ -273,8 +271,6 @@ struct PersistenceMachine: Sendable {
   let interval: Duration?
   /// How long a save waits for a busy lock before it fails.
   let lockTimeout: Duration
-  /// Losses put back on purpose (the `simulation` campaign's proof); empty everywhere else.
-  let flaws: PersistenceFlaws
   /// How long to wait before asking for a busy lock again.
   static let lockRetryDelay: Duration = .milliseconds(5)
   /// How long a removed file may stay away before a pending change writes it again.
@@ -331,12 +327,11 @@ struct PersistenceMachine: Sendable {
 
   init(
     kind: Kind, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
-    isLoading: Bool, flaws: PersistenceFlaws
+    isLoading: Bool
   ) {
     self.kind = kind
     self.interval = interval
     self.lockTimeout = lockTimeout
-    self.flaws = flaws
     if let loadError { stored = .unreadable(loadError) }
     self.isLoading = isLoading
   }
@@ -389,9 +384,6 @@ struct PersistenceMachine: Sendable {
       if replacement == .waiting {
         wantsSave = true
         return []
-      }
-      if inTransaction && job == nil && flaws.contains(.savesInsideTransactions) {
-        return flawedSaveInsideTransaction(.save(force: false), waiters: [])
       }
       if job != nil || inTransaction {
         // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
@@ -460,7 +452,7 @@ struct PersistenceMachine: Sendable {
     case .key(inline: true), .preferences:
       return [.saveInline]
     case .file, .key(inline: false):
-      guard !inTransaction || flaws.contains(.savesInsideTransactions) else { return [] }
+      guard !inTransaction else { return [] }
       guard !saveTimerArmed, let interval else { return [] }
       saveTimerArmed = true
       return [.saveIsArmed(true), .arm(.save, after: interval)]
@@ -484,9 +476,6 @@ struct PersistenceMachine: Sendable {
     switch purpose {
     case .save, .load, .synchronize:
       if insideTransaction {
-        if case .save = purpose, job == nil, flaws.contains(.savesInsideTransactions) {
-          return flawedSaveInsideTransaction(purpose, waiters: [waiter])
-        }
         // NB: invariant 2: inside a transaction a save or a load is part of it; its end writes.
         return [.complete([waiter], .success(()))]
       }
@@ -504,15 +493,6 @@ struct PersistenceMachine: Sendable {
       return []
     }
     return start(purpose, waiters: [waiter])
-  }
-
-  /// The deliberate flaw ``PersistenceFlaws/savesInsideTransactions``: an open transaction's
-  /// intermediate value written through its lock, as this library once did.
-  private mutating func flawedSaveInsideTransaction(
-    _ purpose: Purpose, waiters: [Waiter]
-  ) -> [Effect] {
-    job = Job(purpose: purpose, step: .read(again: false), waiters: waiters)
-    return [.saveIsArmed(false), .run(.read(again: false))]
   }
 
   /// Starts a job at its first step; a `patient` save may wait for a removed file to be put
@@ -664,19 +644,16 @@ struct PersistenceMachine: Sendable {
       return error.isFolderRemoved ? .step(.keepUnsaved) : .end
 
     case (.read, .found(let changed)), (.readKey, .found(let changed)):
-      var readableAgain = false
       if loadError != nil, changed || isLoad(job.purpose) {
         // The stored data is readable again (a newer app migrated it, someone restored it).
         // Invariant 1: a change made while it was unreadable armed no save; one follows now.
         stored = .readable
-        readableAgain = true
         wantsSave = true
         effects.append(.publish(.loadError))
         if case .protected = saveError { effects += setSaveError(nil) }
       }
       switch job.purpose {
       case .reload, .load:
-        let drops = readableAgain && flaws.contains(.takesReadableDataWhole)
         // NB: an explicit load takes what it finds; a reload in the background waits for a
         // removed file to come back (files only: a removed preference is not being replaced).
         let reloads: Bool = if case .reload = job.purpose { true } else { false }
@@ -684,7 +661,7 @@ struct PersistenceMachine: Sendable {
         let waits = reloads && isFile && replacement != .over && !exiting
         return .step(
           .reconcile(
-            adoptOnly: true, force: false, body: nil, dropsPending: drops, waitsForRemoved: waits))
+            adoptOnly: true, force: false, body: nil, waitsForRemoved: waits))
       case .save(let force):
         return .step(.reconcile(adoptOnly: false, force: force, body: nil))
       case .replace:
@@ -836,7 +813,7 @@ struct PersistenceMachine: Sendable {
       if job.failure == nil {
         inTransaction = true
         effects.append(.keepSnapshot)
-        if !flaws.contains(.savesInsideTransactions) { effects.append(.saveIsArmed(true)) }
+        effects.append(.saveIsArmed(true))
       }
     case .commit:
       inTransaction = false

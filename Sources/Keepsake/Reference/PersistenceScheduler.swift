@@ -18,12 +18,6 @@ package protocol PersistenceScheduler: Sendable {
   /// machine, which asks again on this clock until the lock timeout. Otherwise the file system
   /// waits for the lock itself.
   var asksLocksWithoutWaiting: Bool { get }
-  /// Losses put back on purpose, for the `simulation` campaign's proof that it sees them.
-  var flaws: PersistenceFlaws { get }
-}
-
-extension PersistenceScheduler {
-  package var flaws: PersistenceFlaws { [] }
 }
 
 /// A serial queue of one reference's persistence work.

@@ -19,20 +19,6 @@ package enum DrivenRequest: Sendable, Equatable {
   case replaceUnreadableData
 }
 
-/// Losses the persistence once had, put back on purpose.
-///
-/// For the `simulation` campaign's proof that its checker sees them; always empty outside it.
-package struct PersistenceFlaws: OptionSet, Sendable {
-  package let rawValue: UInt8
-  package init(rawValue: UInt8) { self.rawValue = rawValue }
-
-  /// Stored data that becomes readable again is taken whole, and a change pending since it was
-  /// unreadable is dropped (the in-place rewriter loss).
-  package static let takesReadableDataWhole = PersistenceFlaws(rawValue: 1)
-  /// The coalescing timer saves an open transaction's intermediate value through its lock.
-  package static let savesInsideTransactions = PersistenceFlaws(rawValue: 2)
-}
-
 // Driving a reference's persistence one request at a time, with a callback instead of an
 // `await`: for the `simulation` campaign of `keepsake-stress`, which runs many simulated
 // processes on one thread, from one seeded scheduler, and needs every step to be an event it

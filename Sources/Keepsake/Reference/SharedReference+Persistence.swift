@@ -87,10 +87,10 @@ extension SharedReference {
       return takeLock()
     case .read(let again):
       return readStored(again: again)
-    case .reconcile(let adoptOnly, let force, let body, let dropsPending, let waitsForRemoved):
+    case .reconcile(let adoptOnly, let force, let body, let waitsForRemoved):
       return .reconciled(
         reconcile(
-          adoptOnly: adoptOnly, force: force, body: body, dropsPending: dropsPending,
+          adoptOnly: adoptOnly, force: force, body: body,
           waitsForRemoved: waitsForRemoved))
     case .keepCopy:
       return keepConflictCopy()
@@ -190,8 +190,7 @@ extension SharedReference {
   /// Applies the machine's decision (``PersistenceMachine/decide(_:pending:canMerge:adoptOnly:)``)
   /// and a transaction's body under the value's lock, and plans the write.
   private func reconcile(
-    adoptOnly: Bool, force: Bool, body token: UInt64?, dropsPending: Bool,
-    waitsForRemoved: Bool = false
+    adoptOnly: Bool, force: Bool, body token: UInt64?, waitsForRemoved: Bool = false
   ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
@@ -203,8 +202,7 @@ extension SharedReference {
     var adopted: FileIdentity??
     var changed = false
     storage.withLock { current in
-      // NB: `dropsPending` only under the deliberate flaw `takesReadableDataWhole`.
-      let pending = generation != savedGeneration && !dropsPending
+      let pending = generation != savedGeneration
       let decision = Machine.decide(
         change.kind, pending: pending, canMerge: merge != nil, adoptOnly: adoptOnly)
       switch decision {
@@ -479,7 +477,7 @@ extension PersistenceMachine {
   static var nothingToPersist: PersistenceMachine {
     PersistenceMachine(
       kind: .key(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
-      isLoading: false, flaws: [])
+      isLoading: false)
   }
 
   /// The kind of storage of `key`.

@@ -71,8 +71,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
       PersistenceParts(
         PersistenceMachine(
           kind: .key(inline: false), interval: key.saveTiming.interval,
-          lockTimeout: FileLock.defaultTimeout, loadError: nil, isLoading: false,
-          flaws: context.scheduler.flaws),
+          lockTimeout: FileLock.defaultTimeout, loadError: nil, isLoading: false),
         lane: nil))
   }
   private let madePersistence = AtomicLazyReference<PersistenceParts>()
@@ -169,7 +168,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
         PersistenceMachine(
           kind: PersistenceMachine.kind(of: given, file: file),
           interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
-          loadError: loadError, isLoading: loadsLater, flaws: context.scheduler.flaws),
+          loadError: loadError, isLoading: loadsLater),
         lane: persists ? context.scheduler.makeLane(for: given.id) : nil))
     watch(fallback: fallback, loadsLater: loadsLater)
   }

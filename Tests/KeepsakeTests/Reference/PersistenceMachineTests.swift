@@ -31,7 +31,7 @@ struct PersistenceMachineTests {
   static func file(merging: Bool = true, loadError: SharedLoadError? = nil) -> Machine {
     Machine(
       kind: .file(canMerge: merging), interval: .milliseconds(500), lockTimeout: .seconds(30),
-      loadError: loadError, isLoading: false, flaws: [])
+      loadError: loadError, isLoading: false)
   }
 
   /// The step the effects run, if any.
@@ -287,21 +287,6 @@ struct PersistenceMachineTests {
     #expect(caller.failed)
     #expect(machine.saveError != nil)
     #expect(machine.phase == .pending, "the change stays pending for the next save")
-  }
-
-  // MARK: - Deliberate flaws
-
-  @Test("The deliberate flaws change exactly the decisions they name")
-  func flawsAreWhereTheySay() {
-    var flawed = Machine(
-      kind: .file(canMerge: true), interval: .milliseconds(500), lockTimeout: .seconds(30),
-      loadError: Self.loadError, isLoading: false, flaws: [.takesReadableDataWhole])
-    Self.send(&flawed, .mutated, .outsideChange)
-    let found = Self.send(&flawed, .found(changed: true))
-    #expect(
-      Self.step(found)
-        == .reconcile(
-          adoptOnly: true, force: false, body: nil, dropsPending: true, waitsForRemoved: true))
   }
 
   @Test("A file removed with nothing pending is taken in only once the grace is over")

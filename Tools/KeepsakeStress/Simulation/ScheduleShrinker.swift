@@ -9,7 +9,7 @@ struct ScheduleRun {
   /// What happened after each event, when asked for.
   let log: [String]
 
-  init(_ schedule: Schedule, flaws: PersistenceFlaws, logging: Bool = false) {
+  init(_ schedule: Schedule, flaws: SimulatedFlaws, logging: Bool = false) {
     let simulation = Simulation(setup: schedule.setup, flaws: flaws, logging: logging)
     for event in schedule.events { simulation.apply(event) }
     simulation.finish()
@@ -32,7 +32,7 @@ struct ScheduleRun {
 /// debugging over its events (ddmin): drop chunks while it still fails, halving the chunks
 /// until single events, then one event at a time.
 struct ScheduleShrinker {
-  let flaws: PersistenceFlaws
+  let flaws: SimulatedFlaws
   let kind: PromiseChecker.Violation.Kind
   /// The most schedules it runs.
   var budget = 4_000

@@ -129,7 +129,6 @@ final class SimulatedLane: PersistenceLane, @unchecked Sendable {
 struct SimulatedScheduler: PersistenceScheduler {
   let clockwork: SimulatedClockwork
   let owner: SimulatedProcess
-  let flaws: PersistenceFlaws
 
   func makeLane(for id: SharedKeyID) -> any PersistenceLane {
     let lane = SimulatedLane(clockwork: clockwork, owner: owner)

@@ -37,7 +37,7 @@ final class Simulation: @unchecked Sendable {
   let facts = SimulationRecord()
   let disk: SimulatedDisk
   let outside: OutsideWriter
-  private let flaws: PersistenceFlaws
+  let flaws: SimulatedFlaws
   /// The launch of each process now; `nil` while it is dead.
   private(set) var processes: [SimulatedProcess?]
   private var launches = 0
@@ -51,7 +51,7 @@ final class Simulation: @unchecked Sendable {
 
   var files: [SimulatedFile] { Array(SimulatedFile.allCases.prefix(setup.files)) }
 
-  init(setup: Schedule.Setup, flaws: PersistenceFlaws = [], logging: Bool = false) {
+  init(setup: Schedule.Setup, flaws: SimulatedFlaws = [], logging: Bool = false) {
     self.setup = setup
     self.flaws = flaws
     self.disk = SimulatedDisk(facts: facts) { [clockwork] in clockwork.now }
@@ -83,7 +83,7 @@ final class Simulation: @unchecked Sendable {
     let process = SimulatedProcess(process: slot, number: launches)
     process.simulation = self
     process.runsOlderModel = setup.olderModel == slot
-    let scheduler = SimulatedScheduler(clockwork: clockwork, owner: process, flaws: flaws)
+    let scheduler = SimulatedScheduler(clockwork: clockwork, owner: process)
     process.context = StorageContext(
       name: process.name, fileSystem: ProcessFileSystem(disk: disk, process: process),
       isIsolated: true, scheduler: scheduler

@@ -39,7 +39,7 @@ public struct SimulationCampaign: Sendable {
     /// Runs this one schedule instead of drawing any, and logs what happened after each event.
     public var replay: Schedule?
     /// Losses of the persistence put back on purpose: the campaign must see them.
-    package var flaws: PersistenceFlaws = []
+    package var flaws: SimulatedFlaws = []
     /// Gets the log of a replayed schedule: each event, what it led to, and the state after it.
     public var log: (@Sendable ([String]) -> Void)?
 
@@ -128,7 +128,7 @@ public struct SimulationCampaign: Sendable {
 
   /// Draws schedule `index` of the seeded run and runs it.
   static func generate(
-    seed: UInt64, index: Int, events: ClosedRange<Int>, flaws: PersistenceFlaws,
+    seed: UInt64, index: Int, events: ClosedRange<Int>, flaws: SimulatedFlaws,
     logging: Bool = false
   ) -> ScheduleRun {
     // One seeded generator draws everything of the schedule: its setup, length and events.
@@ -259,12 +259,11 @@ public struct SimulationCampaign: Sendable {
   }
 
   /// The names `--flaw` takes.
-  package static let flawNames: [(String, PersistenceFlaws)] = [
-    ("takes-readable-data-whole", .takesReadableDataWhole),
-    ("saves-inside-transactions", .savesInsideTransactions),
+  package static let flawNames: [(String, SimulatedFlaws)] = [
+    ("swaps-without-looking", .swapsWithoutLooking)
   ]
 
-  static func name(of flaws: PersistenceFlaws) -> String {
+  static func name(of flaws: SimulatedFlaws) -> String {
     flawNames.filter { flaws.contains($0.1) }.map(\.0).joined(separator: ",")
   }
 }
