@@ -166,6 +166,9 @@ struct KeepsakeTool {
       // that share a file lose nothing", DataSafety.md).
       let lock = try fileSystem.lockExclusively(original)
       defer { lock.release() }
+      // NB: what is kept is what is replaced: a program that ignores the lock and puts another
+      // version in meanwhile makes the restore fail, never lose that version.
+      let before = try fileSystem.identity(of: original)
       // The file it replaces is kept, named as a kept copy: it is not damaged, only replaced.
       var taken = Set(try fileSystem.contentsOfDirectory(at: folder)).union([copy.lastPathComponent]
       )
@@ -178,7 +181,13 @@ struct KeepsakeTool {
           taken.insert(name.lastPathComponent)
         }
       }
-      try fileSystem.writeAtomically(bytes, to: original)
+      // The kept copy's link moves the file's change time; anything more is another version.
+      let replaced = try fileSystem.identity(of: original)
+      guard replaced == before || before?.isSameVersion(as: replaced) == true else {
+        throw FileSystemError(.write, path: original.path, reason: .replacedMeanwhile)
+      }
+      try fileSystem.replaceAtomically(
+        bytes, at: original, expecting: replaced, creatingFolder: false)
       try fileSystem.removeItem(at: copy)
     } catch {
       throw ToolError("could not restore \(original.path): \(error); nothing was lost")

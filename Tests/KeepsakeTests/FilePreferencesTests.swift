@@ -1,6 +1,7 @@
 import Foundation
 import Keepsake
 import KeepsakeTesting
+import Synchronization
 import Testing
 
 @Suite("File preferences")
@@ -41,6 +42,61 @@ struct FilePreferencesTests {
       #expect(reader.value(forKey: "a\(index)") == .int(index))
       #expect(reader.value(forKey: "b\(index)") == .int(index))
     }
+  }
+
+  /// A program that ignores the lock (an editor, a script) and replaces the suite file while a
+  /// write runs, after the write read it: `times` times, or at every attempt.
+  final class RacingProgram: ForwardingFileSystem, @unchecked Sendable {
+    let bytes = Data(#"{"editor": {"string": "vim"}}"#.utf8)
+    let remaining: Mutex<Int>
+
+    init(_ base: any FileSystem, times: Int) {
+      remaining = Mutex(times)
+      super.init(base)
+    }
+
+    override func replaceAtomically(
+      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+    ) throws {
+      let lands = remaining.withLock { count in
+        defer { count -= 1 }
+        return count > 0
+      }
+      if lands { try base.writeAtomically(bytes, to: url) }
+      try super.replaceAtomically(
+        data, at: url, expecting: expected, creatingFolder: creatingFolder)
+    }
+  }
+
+  @Test(
+    "A file replaced by another program during a write is read and merged, never written over",
+    arguments: [false, true])
+  func replacedDuringWrite(fileExisted: Bool) throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    if fileExisted { try Data(#"{"font": {"int": 12}}"#.utf8).write(to: url) }
+    let suite = FilePreferences(url: url, fileSystem: RacingProgram(LocalFileSystem(), times: 2))
+    suite.set(.string("dark"), forKey: "theme")
+    try suite.flush()
+    let reader = FilePreferences(url: url)
+    #expect(reader.value(forKey: "editor") == .string("vim"), "the other program's value stays")
+    #expect(reader.value(forKey: "theme") == .string("dark"))
+    #expect(folder.names == ["suite.json", "suite.json.lock"], "no temporary file is left")
+  }
+
+  @Test("A program that replaces the file at every attempt gets an error, never a lost value")
+  func replacedAtEveryAttempt() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    let suite = FilePreferences(url: url, fileSystem: RacingProgram(LocalFileSystem(), times: 100))
+    suite.set(.string("dark"), forKey: "theme")
+    #expect {
+      try suite.flush()
+    } throws: { error in
+      (error as? FileSystemError)?.reason == .replacedMeanwhile
+    }
+    #expect(try Data(contentsOf: url) == Data(#"{"editor": {"string": "vim"}}"#.utf8))
+    #expect(suite.value(forKey: "theme") == .string("dark"), "the change stays, pending")
   }
 
   @Test(

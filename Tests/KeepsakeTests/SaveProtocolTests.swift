@@ -193,26 +193,32 @@ struct SaveProtocolTests {
     #expect(folder.names == ["drafts.json"], "no temporary file is left")
   }
 
-  @Test("A preferences suite is written under its lock, with the durable protocol")
+  @Test(
+    "A preferences suite is written under its lock, with a key's protocol: created, then swapped"
+  )
   func preferencesSuite() throws {
     let folder = try TemporaryFolder()
     let url = folder.file("suite.json")
     let recorder = SystemCallRecorder()
     let suite = FilePreferences(url: url, fileSystem: LocalFileSystem(calls: recorder.calls))
+    let locked = ["open suite.json.lock O_RDONLY|O_CREAT", "flock suite.json.lock LOCK_EX|LOCK_NB"]
+    let unlocked = ["flock suite.json.lock LOCK_UN", "close suite.json.lock"]
     recorder.clear()
     suite.set(.string("dark"), forKey: "theme")
     try suite.flush()
-    let log = ProtocolLog(recorder.records, folder: folder.url)
-    let bytes = try Data(contentsOf: url).count
+    var log = ProtocolLog(recorder.records, folder: folder.url)
+    var bytes = try Data(contentsOf: url).count
+    #expect(log.lines == locked + Self.durableCreate("suite.json", bytes: bytes) + unlocked)
+    // NB: the second write swaps the new file in and checks what came out: a program that
+    // replaced the file after this process read it is never written over.
+    recorder.clear()
+    suite.set(.string("light"), forKey: "theme")
+    try suite.flush()
+    log = ProtocolLog(recorder.records, folder: folder.url)
+    bytes = try Data(contentsOf: url).count
     #expect(
       log.lines
-        == [
-          "open suite.json.lock O_RDONLY|O_CREAT",
-          "flock suite.json.lock LOCK_EX|LOCK_NB",
-        ] + Self.durableWrite("suite.json", bytes: bytes) + [
-          "flock suite.json.lock LOCK_UN",
-          "close suite.json.lock",
-        ])
+        == locked + Self.durableReplace("suite.json", bytes: bytes, mode: "644") + unlocked)
     #expect(log.writesInPlace(of: "suite.json").isEmpty)
   }
 

@@ -161,6 +161,62 @@ struct KeepsakeToolTests {
     #expect(try tool.run(["quarantined", folder.path]).text.contains("\(name)  (kept, 7 bytes"))
   }
 
+  /// The in-memory disk, where a program that ignores the lock puts `version` in place of the
+  /// file right after the tool kept a copy of it.
+  final class VersionLandsAfterCopy: FileSystem, @unchecked Sendable {
+    let disk: InMemoryFileSystem
+    let version: Data
+
+    init(_ disk: InMemoryFileSystem, version: Data) {
+      self.disk = disk
+      self.version = version
+    }
+
+    func contents(of url: URL, maximumSize: Int) throws -> Data? {
+      try disk.contents(of: url, maximumSize: maximumSize)
+    }
+    func writeAtomically(_ data: Data, to url: URL) throws {
+      try disk.writeAtomically(data, to: url)
+    }
+    func replaceAtomically(
+      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+    ) throws {
+      try disk.replaceAtomically(data, at: url, expecting: expected, creatingFolder: creatingFolder)
+    }
+    func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+      defer { disk.setContents(version, at: source) }
+      return try disk.copyItem(at: source, toNew: destination)
+    }
+    func removeItem(at url: URL) throws { try disk.removeItem(at: url) }
+    func contentsOfDirectory(at url: URL) throws -> [String] {
+      try disk.contentsOfDirectory(at: url)
+    }
+    func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+      disk.watch(url, onChange: onChange)
+    }
+    func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+      try disk.lockExclusively(url, timeout: timeout)
+    }
+    func identity(of url: URL) throws -> FileIdentity? { try disk.identity(of: url) }
+  }
+
+  @Test("A version put in while restore runs is never written over: the restore fails, saying so")
+  func versionLandsDuringRestore() throws {
+    disk.setContents(Data("current".utf8), at: file)
+    let copy = folder.appendingPathComponent("drafts.quarantined-20261129T210300Z.json")
+    disk.setContents(Data("saved".utf8), at: copy)
+    let newer = Data("newer".utf8)
+    let tool = KeepsakeTool(
+      fileSystem: VersionLandsAfterCopy(disk, version: newer), folderExists: { _ in true })
+    #expect {
+      try tool.run(["restore", copy.path])
+    } throws: { error in
+      (error as? ToolError)?.message.contains("nothing was lost") == true
+    }
+    #expect(disk.files[file.path] == newer, "the version that came in stays")
+    #expect(disk.files[copy.path] == Data("saved".utf8), "the copy stays, to restore again")
+  }
+
   @Test("Conflict copies are listed and restored like quarantine copies, under the file's lock")
   func conflictCopies() throws {
     disk.setContents(Data("ours".utf8), at: file)

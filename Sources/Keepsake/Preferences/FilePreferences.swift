@@ -142,23 +142,38 @@ package final class FilePreferences: PreferencesStore {
     do {
       var refused: PreferencesError?
       let merged = try withFileLock { () throws -> Suite in
-        var merged = try readFile() ?? Suite()
-        for key in changes {
-          // A value this version cannot read is never written over (it is another version's).
-          if let unreadable = merged.unreadable[key] {
-            refused = unreadable.error
-            continue
+        // NB: in place of exactly the file read, as a file key's save: a program that ignores
+        // the lock (an editor, a script, a sync engine) and replaces the file meanwhile is
+        // never written over; its file is read and merged again, a few times at most.
+        var races = 0
+        while true {
+          refused = nil
+          let identity = try fileSystem.identity(of: url)
+          var merged = try readFile() ?? Suite()
+          for key in changes {
+            // A value this version cannot read is never written over (it is another version's).
+            if let unreadable = merged.unreadable[key] {
+              refused = unreadable.error
+              continue
+            }
+            merged.values[key] = values[key]
           }
-          merged.values[key] = values[key]
+          let data = try encode(merged)
+          guard data.count <= maximumSize else {
+            throw FileSystemError(
+              .write, path: url.path,
+              reason: .valueTooLarge(size: data.count, limit: maximumSize))
+          }
+          do {
+            try fileSystem.replaceAtomically(
+              data, at: url, expecting: identity, creatingFolder: true)
+            return merged
+          } catch let error as FileSystemError
+            where error.reason == .replacedMeanwhile && races < PersistenceMachine.raceLimit
+          {
+            races += 1
+          }
         }
-        let data = try encode(merged)
-        guard data.count <= maximumSize else {
-          throw FileSystemError(
-            .write, path: url.path,
-            reason: .valueTooLarge(size: data.count, limit: maximumSize))
-        }
-        try fileSystem.writeAtomically(data, to: url)
-        return merged
       }
       adopt(merged)
       if let refused {

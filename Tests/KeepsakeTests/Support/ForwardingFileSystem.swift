@@ -13,6 +13,12 @@ class ForwardingFileSystem: FileSystem, @unchecked Sendable {
     try base.contents(of: url, maximumSize: maximumSize)
   }
   func writeAtomically(_ data: Data, to url: URL) throws { try base.writeAtomically(data, to: url) }
+  func replaceAtomically(
+    _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+  ) throws {
+    try base.replaceAtomically(
+      data, at: url, expecting: expected, creatingFolder: creatingFolder)
+  }
   func removeItem(at url: URL) throws { try base.removeItem(at: url) }
   func contentsOfDirectory(at url: URL) throws -> [String] { try base.contentsOfDirectory(at: url) }
   func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
