@@ -38,18 +38,32 @@ import Foundation
 struct PersistenceMachine: Sendable {
   // MARK: - What the machine works with
 
-  /// How the key stores its value, which decides the steps of a save.
-  enum Kind: Sendable, Equatable {
-    /// A file shared with other processes: every save locks it, compares it with what this
-    /// reference last read or wrote, and merges or keeps both (rule "Processes that share a file
-    /// lose nothing").
-    case file(canMerge: Bool)
-    /// A custom key: a save hands the latest value to the key. `inline` keys save on the
-    /// mutating thread (``SaveTiming/immediate``).
-    case key(inline: Bool)
-    /// Preferences: saved on the mutating thread into a store that writes in the background, and
-    /// made durable on the writer lane.
-    case preferences
+  /// What the storage behind a reference does, which decides the steps of its jobs.
+  ///
+  /// The machine knows storage by these traits only, never by the kind of its key: a new kind
+  /// of storage says which it has (see `PersistenceMachine.storage(of:file:)`).
+  struct Storage: Sendable, Equatable {
+    /// Other writers share the stored data: a save takes its lock, reads it, reconciles and
+    /// writes (rule "Processes that share a file lose nothing"); transactions hold the lock; a
+    /// change it refuses is kept beside it; a removal is waited out before it is taken in.
+    /// Otherwise a save hands the latest value to the storage, and a read asks it.
+    var isShared: Bool
+    /// A change is saved on the mutating thread at once, not on the lane after the coalescing
+    /// interval.
+    var savesOnMutation: Bool
+    /// A save is acknowledged only once a synchronization on the lane made it durable (a store
+    /// that writes in the background, as preferences do).
+    var synchronizes: Bool
+
+    /// A file shared with other processes.
+    static let sharedFile = Storage(isShared: true, savesOnMutation: false, synchronizes: false)
+    /// A store that takes each change at once and makes it durable later: preferences.
+    static let backgroundStore = Storage(
+      isShared: false, savesOnMutation: true, synchronizes: true)
+    /// A key of the app's own, which saves on the lane, or at once when `inline`.
+    static func ownKey(inline: Bool) -> Storage {
+      Storage(isShared: false, savesOnMutation: inline, synchronizes: false)
+    }
   }
 
   /// Whether the stored data can be read.
@@ -266,7 +280,7 @@ struct PersistenceMachine: Sendable {
 
   // MARK: - State
 
-  let kind: Kind
+  let storage: Storage
   /// The coalescing interval, for keys that save in the background.
   let interval: Duration?
   /// How long a save waits for a busy lock before it fails.
@@ -326,10 +340,10 @@ struct PersistenceMachine: Sendable {
   private(set) var wantsSync = false
 
   init(
-    kind: Kind, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
+    storage: Storage, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
     isLoading: Bool
   ) {
-    self.kind = kind
+    self.storage = storage
     self.interval = interval
     self.lockTimeout = lockTimeout
     if let loadError { stored = .unreadable(loadError) }
@@ -442,27 +456,23 @@ struct PersistenceMachine: Sendable {
       // Invariant 1: the change stays pending, and the app hears why it is not saved. A file's
       // change is kept durably by the save the timer starts (see `Step.keepUnsaved`).
       var effects = setSaveError(.protected(loadError))
-      if case .file = kind, !saveTimerArmed, let interval {
+      if storage.isShared, !saveTimerArmed, let interval {
         saveTimerArmed = true
         effects += [.saveIsArmed(true), .arm(.save, after: interval)]
       }
       return effects
     }
-    switch kind {
-    case .key(inline: true), .preferences:
-      return [.saveInline]
-    case .file, .key(inline: false):
-      guard !inTransaction else { return [] }
-      guard !saveTimerArmed, let interval else { return [] }
-      saveTimerArmed = true
-      return [.saveIsArmed(true), .arm(.save, after: interval)]
-    }
+    if storage.savesOnMutation { return [.saveInline] }
+    guard !inTransaction else { return [] }
+    guard !saveTimerArmed, let interval else { return [] }
+    saveTimerArmed = true
+    return [.saveIsArmed(true), .arm(.save, after: interval)]
   }
 
   /// A change was saved on the mutating thread (inline keys and preferences).
   private mutating func savedInline(_ error: SharedSaveError?) -> [Effect] {
     if let error { return setSaveError(error) }
-    guard kind == .preferences else { return setSaveError(nil) }
+    guard storage.synchronizes else { return setSaveError(nil) }
     // NB: a preferences write is acknowledged only once it is durable (rule "An acknowledged
     // save is on disk"): its error is cleared by the synchronization.
     if job == nil { return start(.synchronize, waiters: []) }
@@ -503,41 +513,39 @@ struct PersistenceMachine: Sendable {
     var effects: [Effect] = []
     var holdsLock = false
     let first: Step
-    switch (kind, purpose) {
-    case (.file, .save(force: false)), (.key, .save(force: false)):
+    switch (storage.isShared, purpose) {
+    case (_, .save(force: false)):
       first = .checkPending
       effects.append(.saveIsArmed(false))
-    case (.file, .save(force: true)), (.file, .begin), (.file, .update):
+    case (true, .save(force: true)), (true, .begin), (true, .update):
       if let loadError { return protectedFailure(loadError, waiters: waiters, purpose: purpose) }
       first = .lock
       effects.append(.saveIsArmed(false))
-    case (.file, .reload):
+    case (true, .reload):
       first = .read(again: false)
-    case (.file, .load):
+    case (true, .load):
       first = .read(again: true)
-    case (.file, .commit):
+    case (true, .commit):
       // The transaction's lock is this job's to release.
       holdsLock = true
       first = .read(again: false)
-    case (.file, .rollback):
+    case (true, .rollback):
       holdsLock = true
       first = .restore
     case (_, .replace):
       first = .quarantine
-    case (.key, .save(force: true)):
+    case (false, .save(force: true)):
       if let loadError { return protectedFailure(loadError, waiters: waiters) }
       first = .saveToKey
-    case (.key, .reload), (.preferences, .reload):
+    case (false, .reload):
       first = .readKey(again: false)
-    case (.key, .load), (.preferences, .load):
+    case (false, .load):
       first = .readKey(again: true)
-    case (.preferences, .save(let force)):
-      if force, let loadError { return protectedFailure(loadError, waiters: waiters) }
-      first = force ? .saveToKey : .checkPending
-    case (.preferences, .synchronize):
+    case (_, .synchronize) where storage.synchronizes:
       first = .synchronize
     case (_, .begin), (_, .commit), (_, .rollback), (_, .update), (_, .synchronize):
-      // NB: only file keys have transactions; the reference runs other keys' bodies directly.
+      // NB: only shared storage has transactions; the reference runs other keys' bodies
+      // directly.
       return [.complete(waiters, .success(()))]
     }
     job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
@@ -556,7 +564,7 @@ struct PersistenceMachine: Sendable {
     _ loadError: SharedLoadError, waiters: [Waiter], purpose: Purpose? = nil
   ) -> [Effect] {
     let error = SharedSaveError.protected(loadError)
-    if case .file = kind, let purpose {
+    if storage.isShared, let purpose {
       // The refused change is kept durably before the caller hears of the refusal.
       var job = Job(purpose: purpose, step: .keepUnsaved, waiters: waiters)
       job.failure = error
@@ -612,16 +620,16 @@ struct PersistenceMachine: Sendable {
       let force: Bool
       if case .save(let forced) = job.purpose { force = forced } else { force = false }
       guard pending || force else {
-        return kind == .preferences ? .step(.synchronize) : .end
+        return storage.synchronizes ? .step(.synchronize) : .end
       }
       if let loadError {
         let error = SharedSaveError.protected(loadError)
         effects += setSaveError(error)
         job.failure = error
-        if case .file = kind { return .step(.keepUnsaved) }
+        if storage.isShared { return .step(.keepUnsaved) }
         return .end
       }
-      if case .file = kind { return .step(.lock) }
+      if storage.isShared { return .step(.lock) }
       return .step(.saveToKey)
 
     case (.lock, .locked):
@@ -657,8 +665,7 @@ struct PersistenceMachine: Sendable {
         // NB: an explicit load takes what it finds; a reload in the background waits for a
         // removed file to come back (files only: a removed preference is not being replaced).
         let reloads: Bool = if case .reload = job.purpose { true } else { false }
-        let isFile: Bool = if case .file = kind { true } else { false }
-        let waits = reloads && isFile && replacement != .over && !exiting
+        let waits = reloads && storage.isShared && replacement != .over && !exiting
         return .step(
           .reconcile(
             adoptOnly: true, force: false, body: nil, waitsForRemoved: waits))
@@ -685,7 +692,7 @@ struct PersistenceMachine: Sendable {
         let saveError = SharedSaveError.protected(error)
         effects += setSaveError(saveError)
         job.failure = saveError
-        if case .file = kind { return .step(.keepUnsaved) }
+        if storage.isShared { return .step(.keepUnsaved) }
       }
       return .end
 
@@ -698,7 +705,7 @@ struct PersistenceMachine: Sendable {
         // NB: whoever waits for a load waits for the read, not for this save: a removed file
         // is still waited for.
         job.patient = (job.waiters.isEmpty || job.reads) && replacement != .over && !exiting
-        if case .file = kind { return .step(.lock) }
+        if storage.isShared { return .step(.lock) }
         return .step(.saveToKey)
       }
       if result.awaitsReplacement {
@@ -760,7 +767,7 @@ struct PersistenceMachine: Sendable {
       }
       return .end
     case (.saveToKey, .written):
-      if kind == .preferences { return .step(.synchronize) }
+      if storage.synchronizes { return .step(.synchronize) }
       effects += setSaveError(nil)
       return .end
     case (.synchronize, .written):
@@ -777,7 +784,7 @@ struct PersistenceMachine: Sendable {
     case (.quarantine, .quarantined):
       stored = .readable
       effects.append(.publish(.loadError))
-      if case .file = kind { return .step(.lock) }
+      if storage.isShared { return .step(.lock) }
       return .step(.saveToKey)
     case (.quarantine, .quarantineFailed(let error)):
       job.failure = error

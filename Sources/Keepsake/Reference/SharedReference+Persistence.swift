@@ -476,19 +476,19 @@ extension PersistenceMachine {
   /// A machine for a reference that persists nothing: a projection's, an in-memory value's.
   static var nothingToPersist: PersistenceMachine {
     PersistenceMachine(
-      kind: .key(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
+      storage: .ownKey(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
       isLoading: false)
   }
 
-  /// The kind of storage of `key`.
-  static func kind<Value: Sendable>(
+  /// What the storage of `key` does: the one place a key's type decides the machine's steps.
+  static func storage<Value: Sendable>(
     of key: any SharedKey<Value>, file: FileParts<Value>?
-  ) -> Kind {
-    if let file { return .file(canMerge: file.merges) }
+  ) -> Storage {
+    if file != nil { return .sharedFile }
     // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
-    if key is AppStorageKey<Value> { return .preferences }
-    if case .immediate = key.saveTiming { return .key(inline: true) }
-    return .key(inline: false)
+    if key is AppStorageKey<Value> { return .backgroundStore }
+    if case .immediate = key.saveTiming { return .ownKey(inline: true) }
+    return .ownKey(inline: false)
   }
 }
 

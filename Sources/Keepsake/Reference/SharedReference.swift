@@ -70,7 +70,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     return madePersistence.storeIfNil(
       PersistenceParts(
         PersistenceMachine(
-          kind: .key(inline: false), interval: key.saveTiming.interval,
+          storage: .ownKey(inline: false), interval: key.saveTiming.interval,
           lockTimeout: FileLock.defaultTimeout, loadError: nil, isLoading: false),
         lane: nil))
   }
@@ -166,7 +166,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     _ = madePersistence.storeIfNil(
       PersistenceParts(
         PersistenceMachine(
-          kind: PersistenceMachine.kind(of: given, file: file),
+          storage: PersistenceMachine.storage(of: given, file: file),
           interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
           loadError: loadError, isLoading: loadsLater),
         lane: persists ? context.scheduler.makeLane(for: given.id) : nil))

@@ -28,9 +28,9 @@ struct PersistenceMachineTests {
   static let loadError = SharedLoadError(
     keyID: SharedKeyID(kind: "file", name: "/notes.json"), underlying: FileContentError.empty)
 
-  static func file(merging: Bool = true, loadError: SharedLoadError? = nil) -> Machine {
+  static func file(loadError: SharedLoadError? = nil) -> Machine {
     Machine(
-      kind: .file(canMerge: merging), interval: .milliseconds(500), lockTimeout: .seconds(30),
+      storage: .sharedFile, interval: .milliseconds(500), lockTimeout: .seconds(30),
       loadError: loadError, isLoading: false)
   }
 
