@@ -43,16 +43,18 @@ struct PersistenceMachine: Sendable {
   /// The machine knows storage by these traits only, never by the kind of its key: a new kind
   /// of storage says which it has (see `PersistenceMachine.storage(of:file:)`).
   struct Storage: Sendable, Equatable {
-    /// Other writers share the stored data: a save takes its lock, reads it, reconciles and
-    /// writes (rule "Processes that share a file lose nothing"); transactions hold the lock; a
-    /// change it refuses is kept beside it; a removal is waited out before it is taken in.
-    /// Otherwise a save hands the latest value to the storage, and a read asks it.
+    /// Whether other writers share the stored data.
+    ///
+    /// Shared: a save takes its lock, reads it, reconciles and writes (rule "Processes that
+    /// share a file lose nothing"); transactions hold the lock; a change it refuses is kept
+    /// beside it; a removal is waited out before it is taken in. Otherwise a save hands the
+    /// latest value to the storage, and a read asks it.
     var isShared: Bool
-    /// A change is saved on the mutating thread at once, not on the lane after the coalescing
-    /// interval.
+    /// Whether a change is saved on the mutating thread at once, not on the lane after the
+    /// coalescing interval.
     var savesOnMutation: Bool
-    /// A save is acknowledged only once a synchronization on the lane made it durable (a store
-    /// that writes in the background, as preferences do).
+    /// Whether a save is acknowledged only once a synchronization on the lane made it durable
+    /// (a store that writes in the background, as preferences do).
     var synchronizes: Bool
 
     /// A file shared with other processes.
