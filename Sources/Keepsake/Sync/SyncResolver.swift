@@ -153,32 +153,22 @@ struct SyncResolver<Value: Sendable> {
 
   // MARK: - The file
 
-  /// The file as a scan holds it: its bytes and value, or nothing (no file yet), and the
-  /// identity of the version they are (what a write may replace).
+  /// The file as a scan holds it: its bytes and value, or nothing (no file yet).
   struct File {
     var data: Data?
     var value: Value?
-    var identity: FileIdentity?
   }
 
   /// Reads and decodes the file; `nil` when it cannot be read (it is protected: the reference
   /// reports it).
   private func readFile() -> File? {
-    // NB: the identity before the bytes: a version that lands between them is one the write
-    // refuses to replace, never one it replaces unseen.
-    let identity: FileIdentity?
-    do {
-      identity = try fileSystem.identity(of: target.url)
-    } catch {
-      return nil
-    }
     guard let data = try? fileSystem.contents(of: target.url, maximumSize: target.maximumFileSize)
     else {
       // No file, or one that cannot even be read: in both cases nothing is merged into it.
-      return identity == nil ? File(data: nil, value: nil, identity: nil) : nil
+      return (try? fileSystem.identity(of: target.url)) == nil ? File(data: nil, value: nil) : nil
     }
     guard !data.isEmpty, let value = try? target.decode(data) else { return nil }
-    return File(data: data, value: value, identity: identity)
+    return File(data: data, value: value)
   }
 
   // MARK: - One copy
@@ -304,22 +294,17 @@ struct SyncResolver<Value: Sendable> {
     state.report(conflict)
   }
 
-  /// Writes the merged bytes durably (rule "Writes are atomic and durable") in place of
-  /// exactly the version read, as a key's save does; `false` when the write failed or the file
-  /// was replaced since (the engine put a newer version in, a program ignored the lock), and
-  /// then nothing is removed: the next scan reads that version and merges again.
+  /// Writes the merged bytes durably (rule "Writes are atomic and durable"); `false` when the
+  /// write failed, and then nothing is removed.
   private func write(_ data: Data, over file: inout File, value: Value) -> Bool {
-    var identity = file.identity
     if data != file.data {
       do {
-        try fileSystem.replaceAtomically(
-          data, at: target.url, expecting: file.identity, creatingFolder: false)
-        identity = try fileSystem.identity(of: target.url)
+        try fileSystem.writeAtomically(data, to: target.url)
       } catch {
         return false
       }
     }
-    file = File(data: data, value: value, identity: identity)
+    file = File(data: data, value: value)
     return true
   }
 

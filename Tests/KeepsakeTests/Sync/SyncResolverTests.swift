@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Keepsake
@@ -168,46 +167,6 @@ struct SyncResolverTests {
     )
     #expect(after.merge().count == 1)
     #expect(try after.stored().texts == merged)
-  }
-
-  /// The sync engine puts `landing` in place of the file the first time the merge writes it,
-  /// after the merge read it.
-  final class EngineLandsDuringWrite: ForwardingFileSystem, @unchecked Sendable {
-    let landing = Mutex<Data?>(nil)
-
-    override func replaceAtomically(
-      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-    ) throws {
-      if let bytes = landing.withLock({ $0.take() }) { try base.writeAtomically(bytes, to: url) }
-      try super.replaceAtomically(
-        data, at: url, expecting: expected, creatingFolder: creatingFolder)
-    }
-  }
-
-  @Test("A version the engine puts in while the merge writes is never written over, but merged")
-  func versionLandsDuringMerge() throws {
-    let engine = Mutex<EngineLandsDuringWrite?>(nil)
-    let folder = SyncedFolder { disk in
-      let double = EngineLandsDuringWrite(disk)
-      engine.withLock { $0 = double }
-      return double
-    }
-    let devices = TwoDevices(folder: folder)
-    let shared = try devices.save(start)
-    let file = try devices.save(mine)
-    let copy = "notes.sync-conflict-20261201-152748-6IHVPYN.json"
-    devices.here.put(try devices.theirs(theirs, over: shared), as: copy)
-    // A third device had our version and added a note: the engine brings its version in.
-    let third = try devices.theirs(
-      mine + [Note(id: 6, text: "honey")], over: file, device: "CAROLLL")
-    engine.withLock { $0?.landing.withLock { $0 = third } }
-    #expect(devices.merge().isEmpty, "the write found another version: nothing is merged yet")
-    #expect(devices.here.bytes("notes.json") == third, "the engine's version is left as it came")
-    #expect(devices.here.names.contains(copy), "the copy waits for the next scan")
-    #expect(devices.merge() == [copy])
-    var expected = merged
-    expected[6] = "honey"
-    #expect(try devices.stored().texts == expected, "every device's change is kept")
   }
 
   @Test("A copy the file already includes is removed, and the file is left as it is")

@@ -12,16 +12,13 @@ struct SyncedFolder {
   let folder: URL
   let context: StorageContext
 
-  /// `seenThrough` wraps the disk the folder's context uses (a double that changes it at a
-  /// chosen moment, say).
   init(
     disk: InMemoryFileSystem = InMemoryFileSystem(), name: String = "device",
-    at folder: URL = URL(fileURLWithPath: "/home/ann/Sync"),
-    seenThrough: (InMemoryFileSystem) -> any FileSystem = { $0 }
+    at folder: URL = URL(fileURLWithPath: "/home/ann/Sync")
   ) {
     self.disk = disk
     self.folder = folder
-    self.context = .inMemory(name: name, fileSystem: seenThrough(disk))
+    self.context = .inMemory(name: name, fileSystem: disk)
     disk.setContents(Data(), at: folder.appendingPathComponent(".stfolder"))
   }
 
