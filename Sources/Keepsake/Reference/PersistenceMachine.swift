@@ -35,38 +35,11 @@ import Foundation
 ///    writing, and the reference becomes protected.
 /// 4. One job at a time: what arrives while a job runs (a mutation, the timer, an outside
 ///    change, a request) is recorded and served when the job ends, in order.
+///
+/// NB: one file of about 900 lines, on purpose: the transition function is the one place that
+/// changes the machine's state, which its `private(set)` properties allow only in this file.
 struct PersistenceMachine: Sendable {
   // MARK: - What the machine works with
-
-  /// What the storage behind a reference does, which decides the steps of its jobs.
-  ///
-  /// The machine knows storage by these traits only, never by the kind of its key: a new kind
-  /// of storage says which it has (see `PersistenceMachine.storage(of:file:)`).
-  struct Storage: Sendable, Equatable {
-    /// Whether other writers share the stored data.
-    ///
-    /// Shared: a save takes its lock, reads it, reconciles and writes (rule "Processes that
-    /// share a file lose nothing"); transactions hold the lock; a change it refuses is kept
-    /// beside it; a removal is waited out before it is taken in. Otherwise a save hands the
-    /// latest value to the storage, and a read asks it.
-    var isShared: Bool
-    /// Whether a change is saved on the mutating thread at once, not on the lane after the
-    /// coalescing interval.
-    var savesOnMutation: Bool
-    /// Whether a save is acknowledged only once a synchronization on the lane made it durable
-    /// (a store that writes in the background, as preferences do).
-    var synchronizes: Bool
-
-    /// A file shared with other processes.
-    static let sharedFile = Storage(isShared: true, savesOnMutation: false, synchronizes: false)
-    /// A store that takes each change at once and makes it durable later: preferences.
-    static let backgroundStore = Storage(
-      isShared: false, savesOnMutation: true, synchronizes: true)
-    /// A key of the app's own, which saves on the lane, or at once when `inline`.
-    static func ownKey(inline: Bool) -> Storage {
-      Storage(isShared: false, savesOnMutation: inline, synchronizes: false)
-    }
-  }
 
   /// Whether the stored data can be read.
   enum Stored: Sendable {

@@ -2,13 +2,14 @@ import Foundation
 import Synchronization
 
 // The persistence of a reference, performed: events go into the machine (`PersistenceMachine`),
-// which decides; this file performs each effect and each step, and sends the result back.
+// which decides; this file performs each effect and each step of shared storage, and sends the
+// result back (the steps of a key's own storage are in SharedReference+KeySteps.swift).
 //
 // A coalesced save of a file key, from `withLock` to the disk:
 //   `withLock` → `didMutate()` → `send(.mutated)` → the machine arms the timer →
 //   `send(.timerFired(.save))` on the lane → steps `checkPending`, `lock` (`key.lock`),
 //   `read` (`key.storedChange`), `reconcile` (merge or keep both, under the value's lock),
-//   `write` (`key.write` → `FileSystem.writeAtomically`), `unlock`.
+//   `write` (`key.write` → `FileSystem.replaceAtomically`), `unlock`.
 // An outside change: the watch calls `outsideChange()` → `send(.outsideChange)` → steps `read`,
 //   `reconcile` (adopt theirs; or, with a change pending, a save through the merge follows).
 
@@ -339,170 +340,9 @@ extension SharedReference {
     notifyObserversAfterTheFact()
   }
 
-  private func readKey(again: Bool) -> Machine.Event {
-    do {
-      let result: SharedLoadResult<Value>
-      if again {
-        result = try key.load(in: context).map(SharedLoadResult.value) ?? .missing
-      } else {
-        result = try key.reload(in: context)
-      }
-      switch result {
-      case .unchanged:
-        work.change = .unchanged
-        return .found(changed: false)
-      case .missing:
-        // Removed from outside (a preference deleted): back to the default.
-        work.change = .deleted
-      case .value(let value):
-        work.change = .replaced(value, data: Data(), identity: nil)
-      }
-      return .found(changed: true)
-    } catch {
-      work.change = nil
-      return .unreadable(SharedReference.loadError(error, key: key))
-    }
-  }
-
-  /// Hands the latest value to the key, under the inline-save lock: saves made on the mutating
-  /// thread and on the lane reach the key in the order of the values they snapshot, so the
-  /// latest value is the one stored.
-  private func saveInOrder(force: Bool) -> SharedSaveError? {
-    persistence.inlineSaves.withLock { lastSaved in
-      let (snapshot, generation) = storage.withLock { ($0, self.generation) }
-      guard force || generation != lastSaved else { return nil }
-      do {
-        try key.save(snapshot, in: context)
-      } catch let error as SharedLoadError {
-        // The key found, at save time, stored data it cannot read: protect it from now on.
-        return .protected(error)
-      } catch {
-        return .writeFailed(keyID: key.id, underlying: error)
-      }
-      lastSaved = generation
-      storage.withLock { _ in savedGeneration = max(savedGeneration, generation) }
-      return nil
-    }
-  }
-
-  private func saveToKey() -> Machine.Event {
-    switch saveInOrder(force: true) {
-    case nil: return .written
-    case .protected(let loadError): return .unreadable(loadError)
-    case let error?: return .writeFailed(error)
-    }
-  }
-
-  /// Saves on the mutating thread (keys with ``SaveTiming/immediate``, preferences).
-  private func saveInline() {
-    send(.savedInline(saveInOrder(force: false)))
-  }
-
-  // MARK: - Status, for observers
-
-  private func publish(_ change: Machine.StatusChange) {
-    if change.contains(.loadError) {
-      observation.changed(ReferenceObservation.loadErrorPath)
-    }
-    if change.contains(.saveError) {
-      observation.changed(ReferenceObservation.saveErrorPath)
-    }
-    if change.contains(.lastConflict) {
-      observation.changed(ReferenceObservation.lastConflictPath)
-    }
-    if change.contains(.isLoading) {
-      observation.changed(ReferenceObservation.isLoadingPath)
-    }
-  }
-
-  var loadError: SharedLoadError? {
-    observation.access(ReferenceObservation.loadErrorPath)
-    return persistence.withLock { $0.loadError }
-  }
-
-  var saveError: SharedSaveError? {
-    observation.access(ReferenceObservation.saveErrorPath)
-    return persistence.withLock { $0.saveError }
-  }
-
-  var lastConflict: SharedConflict? {
-    observation.access(ReferenceObservation.lastConflictPath)
-    return persistence.withLock { $0.lastConflict }.map {
-      SharedConflict(
-        keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
-        otherDevice: $0.otherDevice, copy: $0.copy,
-        keptByAnotherProcess: $0.keptByAnotherProcess)
-    }
-  }
-
-  var isLoading: Bool {
-    observation.access(ReferenceObservation.isLoadingPath)
-    return persistence.withLock { $0.isLoading }
-  }
-
   static func loadError(_ error: any Error, key: any SharedKey<Value>) -> SharedLoadError {
     if let error = error as? SharedLoadError { return error }
     return SharedLoadError(keyID: key.id, underlying: error)
-  }
-}
-
-/// What a reference's running job carries from one step to the next.
-///
-/// NB: `@unchecked Sendable`: touched only on the reference's lane, which runs one thing at a
-/// time.
-final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
-  /// The file's lock, held by a job or by an open transaction.
-  var lock: FileLock?
-  /// What the last read found.
-  var change: StoredChange<Value>?
-  /// The bytes of theirs, to keep as a conflict copy.
-  var copy: Data?
-  /// What a merge that keeps theirs in a copy takes as read (the base, the file's identity),
-  /// once that copy is on disk: until then a failed copy leaves the file unread, and the next
-  /// save merges it again, copy and all.
-  var readOnceCopied: (base: Value, identity: FileIdentity?)?
-  /// The value to write, and its generation.
-  var plan: (value: Value, generation: UInt64)?
-  /// The value an open transaction began with, and whether it was saved then.
-  var snapshot: (value: Value, saved: Bool)?
-  /// Where the last quarantine copy was put.
-  var quarantined: URL?
-  /// Where this reference's change is kept while the file cannot take it: the identity of the
-  /// copy it wrote there, the value and base it holds, and the value's generation.
-  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?, generation: UInt64)?
-}
-
-extension PersistenceMachine {
-  /// A machine for a reference that persists nothing: a projection's, an in-memory value's.
-  static var nothingToPersist: PersistenceMachine {
-    PersistenceMachine(
-      storage: .ownKey(inline: false), interval: nil, lockTimeout: .zero, loadError: nil,
-      isLoading: false)
-  }
-
-  /// What the storage of `key` does: the one place a key's type decides the machine's steps.
-  static func storage<Value: Sendable>(
-    of key: any SharedKey<Value>, file: FileParts<Value>?
-  ) -> Storage {
-    if file != nil { return .sharedFile }
-    // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
-    if key is AppStorageKey<Value> { return .backgroundStore }
-    if case .immediate = key.saveTiming { return .ownKey(inline: true) }
-    return .ownKey(inline: false)
-  }
-}
-
-extension SaveTiming {
-  /// Whether a key of this timing saves anywhere (all but in-memory values and the like).
-  var persists: Bool {
-    if case .never = self { return false }
-    return true
-  }
-
-  /// The coalescing interval, for timings that have one.
-  var interval: Duration? {
-    if case .coalesced(let interval) = self { return interval }
-    return nil
   }
 }
 

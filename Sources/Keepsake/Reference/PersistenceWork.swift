@@ -1,0 +1,27 @@
+import Foundation
+
+/// What a reference's running job carries from one step to the next.
+///
+/// NB: `@unchecked Sendable`: touched only on the reference's lane, which runs one thing at a
+/// time.
+final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
+  /// The file's lock, held by a job or by an open transaction.
+  var lock: FileLock?
+  /// What the last read found.
+  var change: StoredChange<Value>?
+  /// The bytes of theirs, to keep as a conflict copy.
+  var copy: Data?
+  /// What a merge that keeps theirs in a copy takes as read (the base, the file's identity),
+  /// once that copy is on disk: until then a failed copy leaves the file unread, and the next
+  /// save merges it again, copy and all.
+  var readOnceCopied: (base: Value, identity: FileIdentity?)?
+  /// The value to write, and its generation.
+  var plan: (value: Value, generation: UInt64)?
+  /// The value an open transaction began with, and whether it was saved then.
+  var snapshot: (value: Value, saved: Bool)?
+  /// Where the last quarantine copy was put.
+  var quarantined: URL?
+  /// Where this reference's change is kept while the file cannot take it: the identity of the
+  /// copy it wrote there, the value and base it holds, and the value's generation.
+  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?, generation: UInt64)?
+}
