@@ -51,7 +51,7 @@ struct SyncResolver<Value: Sendable> {
     var stopped: Bool { busy || blocked }
   }
 
-  private var fileSystem: any FileSystem { context.fileSystem }
+  var fileSystem: any FileSystem { context.fileSystem }
   var store: BaseStore { target.store(in: context) }
 
   // MARK: - Scanning
@@ -173,7 +173,7 @@ struct SyncResolver<Value: Sendable> {
 
   // MARK: - One copy
 
-  private func merge(
+  func merge(
     _ other: OtherVersion, into file: inout File, atLoad: Bool, outcome: inout Outcome
   ) {
     let copyData: Data
@@ -337,7 +337,7 @@ struct SyncResolver<Value: Sendable> {
       keeping: version.newestOfEachDevice, of: target.url)
   }
 
-  private func conflict(
+  func conflict(
     _ resolution: SharedConflict.Resolution, _ other: OtherVersion, base: SyncedVersion.MergeBase
   ) -> SharedConflict {
     SharedConflict(
@@ -349,74 +349,6 @@ struct SyncResolver<Value: Sendable> {
     _ resolution: SharedConflict.Resolution, _ other: OtherVersion, base: SyncedVersion.MergeBase
   ) {
     state.report(conflict(resolution, other, base: base))
-  }
-
-  // MARK: - Saves another device's version replaced
-
-  /// Merges back each recent save of this device that the file does not include (see the
-  /// type's step 3).
-  ///
-  /// NB: only saves within ``Ancestry/recentWindow`` generations of the file are judged: the
-  /// file lists every version that recent, so a save it does not list is one it does not
-  /// include. An older save the file may include without listing it is left alone.
-  private func restoreOverwrittenSaves(into file: inout File, outcome: inout Outcome) {
-    guard let fileData = file.data else { return }
-    let store = store
-    var mine = FileVersion(fileData, readsAncestry: true)
-    guard let fileAncestry = mine.ancestry else { return }
-    let own = store.records(for: target.url).filter(\.kind.isOwn).prefix(BaseStore.keptOwn)
-    for record in own {
-      // NB: every recent save is judged, not only the newest: a save made over another
-      // device's version that had dropped an earlier one is included, the earlier one is not.
-      if mine.includes(record.hash) { continue }
-      guard
-        let data = store.contents(of: record, of: target.url, maximumSize: target.maximumFileSize)
-      else { continue }
-      let save = FileVersion(data, readsAncestry: true)
-      guard let saveAncestry = save.ancestry,
-        saveAncestry.generation > fileAncestry.generation - Ancestry.recentWindow,
-        !save.includes(mine.hash), !mine.commonVersions(with: save).isEmpty
-      else { continue }
-      let other = OtherVersion(
-        name: "save \(record.hash)", origin: .overwrittenSave, read: { data },
-        discard: {
-          // Known as read from now on, so it is not taken back twice.
-          store.record(data, hash: record.hash, kind: .read, of: target.url)
-        })
-      var scratch = Outcome()
-      if target.merge == nil {
-        keepOverwrittenSave(data, other, outcome: &scratch)
-      } else {
-        merge(other, into: &file, atLoad: false, outcome: &scratch)
-      }
-      outcome.restoredSaves += scratch.merged.count
-      outcome.kept += scratch.kept
-      outcome.waiting += scratch.waiting
-      if scratch.stopped {
-        outcome.busy = outcome.busy || scratch.busy
-        outcome.blocked = outcome.blocked || scratch.blocked
-        return
-      }
-      guard let data = file.data else { return }
-      mine = FileVersion(data, readsAncestry: true)
-    }
-  }
-
-  /// A value that cannot merge keeps both: the save goes to a conflict copy beside the file, as
-  /// another process's would (`name.conflict-<UTC time>.ext`).
-  private func keepOverwrittenSave(_ data: Data, _ other: OtherVersion, outcome: inout Outcome) {
-    let copy: URL
-    do {
-      // NB: as every conflict copy: one with these bytes is never written again, and their
-      // number stays bounded.
-      copy = try ConflictCopies.keep(data, besides: target.url, in: fileSystem).url
-      try other.discard()
-    } catch {
-      outcome.busy = true
-      return
-    }
-    outcome.kept.append(other.name)
-    state.report(conflict(.keptBoth(copy: copy), other, base: .notNeeded))
   }
 }
 
