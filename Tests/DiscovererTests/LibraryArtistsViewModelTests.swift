@@ -3,7 +3,7 @@ import FaultInjection
 import Testing
 
 @MainActor
-@Suite("LibraryArtistsViewModel", .timeLimit(.minutes(1)))
+@Suite("LibraryArtistsViewModel", .timeLimit(.minutes(5)))
 struct LibraryArtistsViewModelTests {
   let service: MockMusicService
   let model: LibraryArtistsViewModel

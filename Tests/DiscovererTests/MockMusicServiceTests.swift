@@ -3,7 +3,7 @@ import FaultInjection
 import Testing
 
 @MainActor
-@Suite("MockMusicService", .timeLimit(.minutes(1)))
+@Suite("MockMusicService", .timeLimit(.minutes(5)))
 struct MockMusicServiceTests {
   let service: MockMusicService
 

@@ -7,7 +7,7 @@ import Testing
 // every call below would trap the whole test process (and make dozens of unrelated tests "fail"
 // in 0.000 s) if DiscovererFeature's default MainActor isolation leaked into a declaration that
 // promises to be `nonisolated`. Keep it that way; see Examples/Discoverer/README.md.
-@Suite("Off the main actor", .timeLimit(.minutes(1)))
+@Suite("Off the main actor", .timeLimit(.minutes(5)))
 struct OffMainActorTests {
   @Test(
     "chunked(into:) splits in order, with a shorter last chunk",

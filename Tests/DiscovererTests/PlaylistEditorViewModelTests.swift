@@ -3,7 +3,7 @@ import FaultInjection
 import Testing
 
 @MainActor
-@Suite("PlaylistEditorViewModel", .timeLimit(.minutes(1)))
+@Suite("PlaylistEditorViewModel", .timeLimit(.minutes(5)))
 struct PlaylistEditorViewModelTests {
   let service: MockMusicService
   let editor: PlaylistEditorViewModel

@@ -11,7 +11,7 @@ import Testing
 /// one state machine (loading, pages, failures, cancellation, background refresh) whose tests
 /// share the service and the cache helpers at the top of the suite; the sections are marked.
 @MainActor
-@Suite("RecentlyPlayedViewModel", .timeLimit(.minutes(1)))
+@Suite("RecentlyPlayedViewModel", .timeLimit(.minutes(5)))
 struct RecentlyPlayedViewModelTests {
   let service: MockMusicService
 

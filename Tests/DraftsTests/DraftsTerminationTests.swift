@@ -26,7 +26,7 @@ struct DraftsTerminationTests {
 
     @Test(
       "A command signalled while it waits for the store's lock still adds its draft",
-      .timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
+      .timeLimit(.minutes(5)), arguments: [SIGTERM, SIGINT])
     func signalledWhileWaiting(_ signal: Int32) async throws {
       let home = try DraftsProcess.home()
       let store = home.file("drafts.json")

@@ -1,7 +1,7 @@
 import FaultInjection
 import Testing
 
-@Suite("FaultGate", .timeLimit(.minutes(1)))
+@Suite("FaultGate", .timeLimit(.minutes(5)))
 struct FaultGateTests {
   @Test("A call parks at a closed gate, shows as pending, and goes on once the gate opens")
   func parksUntilOpened() async throws {

@@ -1,7 +1,7 @@
 import FaultInjection
 import Testing
 
-@Suite("FaultInjector", .timeLimit(.minutes(1)))
+@Suite("FaultInjector", .timeLimit(.minutes(5)))
 struct FaultInjectorTests {
   @Test("A fresh injector lets every call through and logs it as returned")
   func freshInjectorPasses() throws {

@@ -1,7 +1,7 @@
 import FaultInjection
 import Testing
 
-@Suite("FaultPlan text form", .timeLimit(.minutes(1)))
+@Suite("FaultPlan text form", .timeLimit(.minutes(5)))
 struct FaultPlanParsingTests {
   private func injector(_ text: String, clock: ManualClock = ManualClock()) throws -> FaultInjector<
     Endpoint

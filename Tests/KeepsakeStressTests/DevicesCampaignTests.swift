@@ -28,10 +28,11 @@ struct DevicesCampaignTests {
   }
 
   @Test("Two devices that edit apart end with the same file, every acknowledged edit in it")
-  func devicesLoseNothing() {
+  func devicesLoseNothing() async {
     // Each device's process sets the notes of the other's items: two writers, two fields of one
     // item, on two devices.
-    let report = DevicesCampaign(configuration()).run()
+    let settings = configuration()
+    let report = await offThePool { DevicesCampaign(settings).run() }
     #expect(report.passed, "\(report)")
     #expect((report[figure: "edits acknowledged"] ?? 0) > 10, "\(report)")
     #expect((report[figure: "offline periods"] ?? 0) > 0, "\(report)")
@@ -42,10 +43,11 @@ struct DevicesCampaignTests {
   }
 
   @Test("An older version of the app, of the model or of the format, loses nothing of the newer's")
-  func olderVersionsLoseNothing() {
+  func olderVersionsLoseNothing() async {
     // Each device runs a newer process; the first also one at the format's version 1, which
     // cannot read the newer file, the second one whose model has no notes.
-    let report = DevicesCampaign(configuration(processes: 2, olderVersions: true)).run()
+    let settings = configuration(processes: 2, olderVersions: true)
+    let report = await offThePool { DevicesCampaign(settings).run() }
     #expect(report.passed, "\(report)")
     #expect((report[figure: "changes kept beside the file by the older format"] ?? 0) > 0)
     #expect(report[figure: "kept changes left beside items.json"] == 0)
@@ -54,8 +56,9 @@ struct DevicesCampaignTests {
   }
 
   @Test("A writer that ignores conflict copies loses edits, and the campaign sees it")
-  func plainWriterIsCaught() {
-    let report = DevicesCampaign(configuration(writer: .plain, seconds: 8)).run()
+  func plainWriterIsCaught() async {
+    let settings = configuration(writer: .plain, seconds: 8)
+    let report = await offThePool { DevicesCampaign(settings).run() }
     #expect(!report.passed)
     #expect((report[figure: "lost edits"] ?? 0) > 0, "\(report)")
   }

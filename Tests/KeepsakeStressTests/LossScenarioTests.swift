@@ -19,7 +19,7 @@ struct LossScenarioTests {
 
   @Test(
     "A change pending while another program rewrites the file in place is merged, not dropped",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func inPlaceRewrite() throws {
     let folder = try TemporaryFolder()
     let url = folder.file("items.json")
@@ -50,7 +50,7 @@ struct LossScenarioTests {
 
   @Test(
     "A transaction that awaits is never seen half done, and a kill leaves the file as it was",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func killedTransaction() throws {
     let folder = try TemporaryFolder()
     let url = folder.file("items.json")

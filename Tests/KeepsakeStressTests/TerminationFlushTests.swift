@@ -16,7 +16,7 @@ import Testing
 struct TerminationFlushTests {
   @Test(
     "A pending change is written when the process is asked to stop, and it ends by the signal",
-    .timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT, SIGHUP])
+    .timeLimit(.minutes(5)), arguments: [SIGTERM, SIGINT, SIGHUP])
   func pendingChangeWrittenOnSignal(_ signal: Int32) throws {
     let folder = try TemporaryFolder()
     let url = folder.file("numbers.json")
@@ -45,7 +45,7 @@ struct TerminationFlushTests {
 
   @Test(
     "Only signals at their default action are taken over: one ignored (nohup) stays ignored",
-    .timeLimit(.minutes(1)),
+    .timeLimit(.minutes(5)),
     .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
   func ignoredSignalIsLeftAlone() throws {
     let folder = try TemporaryFolder()

@@ -38,7 +38,7 @@ struct ReferenceLifetimeTests {
     #expect(again.wrappedValue == 2)
   }
 
-  @Test("A pending save keeps its reference alive until it is written", .timeLimit(.minutes(1)))
+  @Test("A pending save keeps its reference alive until it is written", .timeLimit(.minutes(5)))
   func pendingSaveKeepsReference() async throws {
     let context = StorageContext.inMemory()
     let disk = try #require(context.fileSystem as? InMemoryFileSystem)
@@ -139,7 +139,7 @@ struct ReferenceLifetimeTests {
 
   @Test(
     "A key whose save timing changes between lookups never hangs its next lookup",
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(5)))
   func fickleKeyNeverHangs() {
     let context = StorageContext.inMemory()
     let key = FickleKey()

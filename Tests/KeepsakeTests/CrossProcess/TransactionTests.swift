@@ -22,7 +22,7 @@ struct TransactionTests {
     #expect(a.wrappedValue == 11)
   }
 
-  @Test("update waits while another process holds the file's lock", .timeLimit(.minutes(1)))
+  @Test("update waits while another process holds the file's lock", .timeLimit(.minutes(5)))
   func updateWaitsForTheLock() async throws {
     let world = TwoContexts()
     let a = world.inFirst(.fileStorage(url), default: 0)
