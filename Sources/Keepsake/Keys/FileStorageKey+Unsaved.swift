@@ -118,9 +118,25 @@ extension FileStorageKey {
       }
       let conflict = SharedConflict(
         keyID: id, url: file, resolution: taken.resolution, copy: taken.copy)
-      if !Self.keepsCopy(report) { report = conflict }
+      report = Self.combined(report, conflict)
     }
     if let report { sync.state.report(report) }
+  }
+
+  /// One report of what a pass took in: the parts each merge's policy decided, all of them (an
+  /// app told of only the last change taken in would never hear that a deletion of an earlier
+  /// one gave way to another writer's change), and the conflict copy, where one was kept.
+  static func combined(_ report: SharedConflict?, _ next: SharedConflict) -> SharedConflict {
+    guard let report else { return next }
+    guard case .merged(let earlier) = report.resolution,
+      case .merged(let later) = next.resolution
+    else {
+      return keepsCopy(report) ? report : next
+    }
+    var combined = report
+    combined.resolution = .merged(overlapping: earlier + later.filter { !earlier.contains($0) })
+    combined.copy = report.copy ?? next.copy
+    return combined
   }
 
   /// Whether `conflict` kept another version in a copy the app must hear of.
