@@ -5,8 +5,8 @@ import KeepsakeTesting
 import Testing
 
 // NB: the time limit turns a hang into a failure; it is not a speed requirement, so it is
-// generous: under a full CI run beside the stress campaigns, the whole test process was once
-// held up for over a minute by tests that blocked the cooperative pool.
+// generous: on a loaded two-core machine, tests that block the cooperative pool can hold every
+// test of the process up for minutes.
 @MainActor
 @Suite("Dependencies", .timeLimit(.minutes(5)))
 struct DependencyTests {
