@@ -98,30 +98,15 @@ struct SimulationCampaignTests {
       // the file put back (not by the grace): the held-back save must still run.
       "p3 f1 a=1 old=1 | oa:recreate w2 s2a B1a s2a s1a d1a1 m2a s1a s1a s1a w2 K1 ca s2a t5 t2 "
         + "s2a s2a s2a s2a m2a",
+      // A merge that keeps ours for a field both sides changed, whose copy of theirs failed:
+      // the value kept the merge while its base stayed the older read, and a later save,
+      // merging a rewrite of the items theirs had removed, took them for ours to remove.
+      "p3 f1 a=3 old=0 | oa:recreate f:fsync:short:1 e2a11 B2a s2a m1a ca s2a s2a "
+        + "oa:delete:-2 s2a",
     ])
   func regressionSchedule(_ text: String) throws {
     let run = ScheduleRun(try Schedule(parsing: text), flaws: [], logging: false)
     #expect(run.violations.isEmpty, "\(run.violations)")
-  }
-
-  /// A loss the campaign found and nobody has fixed yet, kept so it stays found: once it is
-  /// fixed, the known issue is no longer recorded, this test fails, and the schedule moves to the
-  /// regression schedules above.
-  @Test(
-    "Known loss: items a process rewrote after an outside deletion, dropped by a transaction that began over the recreated file"
-  )
-  func knownLossAfterRecreate() throws {
-    // An outside program recreates the file with one item of its own and later deletes it; a
-    // process with a field change pending begins a transaction over the recreated file, while
-    // another rewrites its whole value into the empty name: the transaction's merge drops items
-    // that rewrite held.
-    let schedule = try Schedule(
-      parsing: "p3 f1 a=3 old=0 | oa:recreate f:fsync:short:1 e2a11 B2a s2a m1a ca s2a s2a "
-        + "oa:delete:-2 s2a")
-    let run = ScheduleRun(schedule, flaws: [], logging: false)
-    withKnownIssue("stored data dropped, not fixed yet") {
-      #expect(run.violations.isEmpty, "\(run.violations)")
-    }
   }
 
   @Test("The same seed replays the same schedule exactly, also from its printed form")

@@ -99,7 +99,7 @@ let usage = """
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
                          [--schedules N] [--first I] [--replay SCHEDULE]
-                         [--flaw takes-readable-data-whole|saves-inside-transactions]
+                         [--flaw swaps-without-looking]
                          [--devices N] [--device-processes N] [--device-seconds S]
                          [--device-writer library|plain]
 
@@ -121,9 +121,9 @@ let usage = """
     --first         the index of its first schedule (with --schedules 1: one schedule of a
                     seeded run again)
     --replay        runs one schedule as a failure printed it, and logs every event
-    --flaw          puts back a loss the persistence once had, which the simulation must find:
-                    takes-readable-data-whole (a change pending while the file was unreadable
-                    is dropped) or saves-inside-transactions (half a transaction written)
+    --flaw          gives the simulated disk a flaw the simulation must find:
+                    swaps-without-looking (a save is swapped in without looking at what it
+                    takes out); the library's own past losses are mutants in Tools/Mutants
     --devices       Syncthing devices of the devices campaign, 2 or 3 (default: 3); it runs by
                     default where syncthing is installed, and is required when CI is set
     --device-processes  processes editing on each device (default: 2)

@@ -176,6 +176,9 @@ struct PersistenceMachine: Sendable {
     /// removes, then renames in) puts it back in a moment, so the removal is taken in only once
     /// the grace is over, and the value stays as it was meanwhile.
     var awaitsReplacement = false
+    /// Theirs changed fields ours changed too: nothing is taken in until theirs is kept as a
+    /// conflict copy, and the reconciliation then runs again.
+    var mergesOnceCopied = false
   }
 
   /// What the machine asks for.
@@ -251,6 +254,8 @@ struct PersistenceMachine: Sendable {
     var patient = false
     /// How many times another program changed the file while this job was writing it.
     var races = 0
+    /// Whether the copy being kept is what a merge waits for (``Reconciled/mergesOnceCopied``).
+    var reconcilesAfterCopy = false
   }
 
   // MARK: - State
@@ -635,24 +640,7 @@ struct PersistenceMachine: Sendable {
         effects.append(.publish(.loadError))
         if case .protected = saveError { effects += setSaveError(nil) }
       }
-      switch job.purpose {
-      case .reload, .load:
-        // NB: an explicit load takes what it finds; a reload in the background waits for a
-        // removed file to come back (files only: a removed preference is not being replaced).
-        let reloads: Bool = if case .reload = job.purpose { true } else { false }
-        let waits = reloads && storage.isShared && replacement != .over && !exiting
-        return .step(
-          .reconcile(
-            adoptOnly: true, force: false, body: nil, waitsForRemoved: waits))
-      case .save(let force):
-        return .step(.reconcile(adoptOnly: false, force: force, body: nil))
-      case .replace:
-        return .step(.reconcile(adoptOnly: false, force: true, body: nil))
-      case .update(let token):
-        return .step(.reconcile(adoptOnly: false, force: false, body: token))
-      default:
-        return .step(.reconcile(adoptOnly: false, force: false, body: nil))
-      }
+      return .step(reconciliation(of: job.purpose))
     case (.read, .unreadable(let error)), (.readKey, .unreadable(let error)):
       // Invariant 3: stop before writing; the data is protected from now on. A transaction's
       // change stays in memory, pending and reported.
@@ -699,7 +687,10 @@ struct PersistenceMachine: Sendable {
         }
         return .end
       }
-      if result.copy { return .step(.keepCopy) }
+      if result.copy {
+        job.reconcilesAfterCopy = result.mergesOnceCopied
+        return .step(.keepCopy)
+      }
       if result.write { return .step(.write) }
       return .end
 
@@ -712,6 +703,11 @@ struct PersistenceMachine: Sendable {
       }
       job.madeCopy = job.conflict.map { ($0, url) }
       job.prunedCopies = pruned
+      if job.reconcilesAfterCopy {
+        // Theirs is safe on disk: the merge that waited for it takes it in now.
+        job.reconcilesAfterCopy = false
+        return .step(reconciliation(of: job.purpose))
+      }
       return .step(.write)
     case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
       (.saveToKey, .writeFailed(let error)), (.synchronize, .writeFailed(let error)):
@@ -767,6 +763,26 @@ struct PersistenceMachine: Sendable {
 
     default:
       return .ignore
+    }
+  }
+
+  /// The reconciliation of what a job's read found, for its purpose.
+  private func reconciliation(of purpose: Purpose) -> Step {
+    switch purpose {
+    case .reload, .load:
+      // NB: an explicit load takes what it finds; a reload in the background waits for a
+      // removed file to come back (files only: a removed preference is not being replaced).
+      let reloads: Bool = if case .reload = purpose { true } else { false }
+      let waits = reloads && storage.isShared && replacement != .over && !exiting
+      return .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: waits)
+    case .save(let force):
+      return .reconcile(adoptOnly: false, force: force, body: nil)
+    case .replace:
+      return .reconcile(adoptOnly: false, force: true, body: nil)
+    case .update(let token):
+      return .reconcile(adoptOnly: false, force: false, body: token)
+    default:
+      return .reconcile(adoptOnly: false, force: false, body: nil)
     }
   }
 

@@ -11,10 +11,11 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var change: StoredChange<Value>?
   /// The bytes of theirs, to keep as a conflict copy.
   var copy: Data?
-  /// What a merge that keeps theirs in a copy takes as read (the base, the file's identity),
-  /// once that copy is on disk: until then a failed copy leaves the file unread, and the next
-  /// save merges it again, copy and all.
-  var readOnceCopied: (base: Value, identity: FileIdentity?)?
+  /// Whether theirs, the change last read, is on disk as a conflict copy. A merge that keeps
+  /// ours for fields both sides changed takes theirs in only then: until then the value and its
+  /// base stay as they were, so a copy that fails leaves nothing merged against a base that
+  /// was never read, and the next save merges it again, copy and all.
+  var theirsKept = false
   /// The value to write, and its generation.
   var plan: (value: Value, generation: UInt64)?
   /// The value an open transaction began with, and whether it was saved then.

@@ -195,6 +195,8 @@ extension SharedReference {
   ) -> Machine.Reconciled {
     let change = work.change ?? .unchanged
     work.change = nil
+    let theirsKept = work.theirsKept
+    work.theirsKept = false
     let body = token.flatMap { token in
       persistence.updates.withLock { $0.bodies[token] } as? UpdateBody<Value>
     }
@@ -202,6 +204,7 @@ extension SharedReference {
     var result = Machine.Reconciled()
     var adopted: FileIdentity??
     var changed = false
+    var waitsForCopy = false
     storage.withLock { current in
       let pending = generation != savedGeneration
       let decision = Machine.decide(
@@ -230,17 +233,20 @@ extension SharedReference {
             base: base ?? fallback, ours: current, theirs: theirs)
           switch byField ?? .notApplicable {
           case .merged(let value, let conflicts):
-            current = value
-            changed = true
             result.conflict = .merged(overlapping: conflicts)
-            if conflicts.isEmpty {
+            if conflicts.isEmpty || theirsKept {
+              current = value
+              changed = true
               base = theirs
               adopted = .some(identity)
             } else {
-              // A field changed on both sides keeps ours; theirs is kept beside the file.
+              // A field changed on both sides keeps ours, once theirs is kept beside the file;
+              // the reconciliation runs again then (`theirsKept`), the body with it.
               work.copy = data
-              work.readOnceCopied = (theirs, identity)
+              work.change = change
               result.copy = true
+              result.mergesOnceCopied = true
+              waitsForCopy = true
             }
           case .keepBoth:
             work.copy = data
@@ -260,6 +266,7 @@ extension SharedReference {
           result.copy = true
         }
       }
+      guard !waitsForCopy else { return }
       if let body, body.run(&current) {
         generation &+= 1
         changed = true
@@ -283,17 +290,13 @@ extension SharedReference {
       return .copied(URL(fileURLWithPath: "/"), pruned: [])
     }
     work.copy = nil
-    let read = work.readOnceCopied
-    work.readOnceCopied = nil
     do {
       // Theirs is kept durably before ours replaces it: a crash in between loses neither.
       let kept = try coordinated.keepConflictCopy(data, in: context)
-      if let read {
-        storage.withLock { _ in base = read.base }
-        coordinated.remember(read.identity)
-      }
+      work.theirsKept = work.change != nil
       return .copied(kept.url, pruned: kept.pruned)
     } catch {
+      work.change = nil
       work.plan = nil
       return .writeFailed(.writeFailed(keyID: key.id, underlying: error))
     }

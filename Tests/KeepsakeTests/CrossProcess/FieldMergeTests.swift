@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Keepsake
+import Synchronization
 import Testing
 
 /// What each writer meant survives a merge: changes to different fields of one element both
@@ -166,5 +167,44 @@ struct FieldMergeTests {
     let stored = try #require(try world.stored([Figure].self, at: figures))
     #expect(stored == [Figure(id: 1, shape: .square(side: 3))], "ours, whole")
     #expect(b.lastConflict?.resolution == .merged(overlapping: ["1.shape"]))
+  }
+
+  @Test(
+    "A copy of theirs that fails takes nothing in: a later version is merged against what was read")
+  func failedCopyTakesNothingIn() async throws {
+    let world = TwoContexts()
+    let start = [Draft(id: 1, text: "one"), Draft(id: 2, text: "two")]
+    try world.disk.writeAtomically(try JSONEncoder().encode(start), to: url)
+    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Draft]())
+    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Draft]())
+    let copies = Mutex(true)
+    world.disk.faultHandler = { operation, path in
+      guard operation == .write, path.contains(".conflict-"), copies.withLock({ $0 }) else {
+        return nil
+      }
+      return .fail(.diskFull)
+    }
+    b.withLock { $0[0].text = "by B" }
+    a.withLock {
+      $0[0].text = "by A"
+      $0.removeAll { $0.id == 2 }
+    }
+    try await a.save()
+    await #expect(throws: SharedSaveError.self) { try await b.save() }
+    #expect(
+      b.wrappedValue == [Draft(id: 1, text: "by B"), Draft(id: 2, text: "two")],
+      "nothing of theirs is taken in before theirs is safe")
+    copies.withLock { $0 = false }
+
+    // A puts draft 2 back as it was; B's save must see it as theirs, not as a draft B removed.
+    a.withLock { $0.append(Draft(id: 2, text: "two")) }
+    try await a.save()
+    try await b.save()
+    let stored = try #require(try world.stored([Draft].self, at: url))
+    #expect(stored == [Draft(id: 1, text: "by B"), Draft(id: 2, text: "two")])
+    let copy = try #require(b.lastConflict?.copy, "theirs of draft 1 is kept beside the file")
+    let kept = try JSONDecoder().decode(
+      [Draft].self, from: try #require(try world.disk.contents(of: copy)))
+    #expect(kept.first?.text == "by A")
   }
 }

@@ -130,6 +130,31 @@ struct PersistenceMachineTests {
     #expect(machine.phase == .clean)
   }
 
+  @Test("A merge that waits for theirs to be kept reconciles again once the copy is on disk")
+  func mergeWaitsForTheCopy() {
+    var machine = Self.file()
+    Self.send(&machine, .mutated, .timerFired(.save), .checked(pending: true), .locked)
+    Self.send(&machine, .found(changed: true))
+    let waiting = Machine.Reconciled(
+      copy: true, conflict: .merged(overlapping: ["title"]), mergesOnceCopied: true)
+    #expect(Self.step(Self.send(&machine, .reconciled(waiting))) == .keepCopy)
+    let copy = URL(fileURLWithPath: "/notes.conflict.json")
+    #expect(
+      Self.step(Self.send(&machine, .copied(copy, pruned: [])))
+        == .reconcile(adoptOnly: false, force: false, body: nil),
+      "the merge takes theirs in only now, the copy safe")
+    #expect(Self.step(Self.send(&machine, .reconciled(.init(write: true)))) == .write)
+    Self.send(&machine, .written, .unlocked)
+    #expect(machine.lastConflict?.copy == copy, "the app hears where theirs was kept")
+
+    // A copy kept for a whole other version (no merge waits for it) is followed by the write.
+    Self.send(&machine, .mutated, .timerFired(.save), .checked(pending: true), .locked)
+    Self.send(&machine, .found(changed: true))
+    #expect(
+      Self.step(Self.send(&machine, .reconciled(.init(copy: true, write: true)))) == .keepCopy)
+    #expect(Self.step(Self.send(&machine, .copied(copy, pruned: []))) == .write)
+  }
+
   @Test("What arrives during a job waits for it, and is served in order")
   func requestsQueueBehindAJob() {
     var machine = Self.file()
