@@ -11,7 +11,9 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   var change: StoredChange<Value>?
   /// The bytes of theirs, to keep as a conflict copy.
   var copy: Data?
-  /// Whether theirs, the change last read, is on disk as a conflict copy. A merge that keeps
+  /// Whether theirs, the change last read, is on disk as a conflict copy.
+  ///
+  /// A merge that keeps
   /// ours for fields both sides changed takes theirs in only then: until then the value and its
   /// base stay as they were, so a copy that fails leaves nothing merged against a base that
   /// was never read, and the next save merges it again, copy and all.
