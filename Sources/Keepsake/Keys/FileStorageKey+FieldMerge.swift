@@ -1,10 +1,16 @@
 import Foundation
 
 extension FileStorageKey {
-  /// Merges `ours` and `theirs` field by field on their stored JSON, base: `base` (see
-  /// ``SharedFieldMergeable``).
+  /// Merges `ours` and `theirs` field by field on their stored JSON, base: `base`, the version
+  /// both started from (see ``SharedFieldMergeable``).
+  func mergeByField(base: Value, ours: Value, theirs: Value) -> FieldMergeOutcome<Value> {
+    mergeByField(base: base, ours: ours, theirs: theirs, baseIsCommon: true)
+  }
+
+  /// Merges `ours` and `theirs` field by field on their stored JSON, base: `base`;
+  /// `baseIsCommon` as ``FieldMerge/merge(base:ours:theirs:baseIsCommon:)`` takes it.
   func mergeByField(
-    base: Value, ours: Value, theirs: Value
+    base: Value, ours: Value, theirs: Value, baseIsCommon: Bool
   ) -> FieldMergeOutcome<Value> {
     guard mergesByField else { return .notApplicable }
     let onlyByField = !(Value.self is any SharedMergeable.Type)
@@ -20,14 +26,16 @@ extension FileStorageKey {
       let oursDocument = try? JSONValue(parsing: oursData),
       let theirsDocument = try? JSONValue(parsing: theirsData)
     else { return fallback }
-    let merged = FieldMerge.merge(base: baseDocument, ours: oursDocument, theirs: theirsDocument)
+    let merged = FieldMerge.merge(
+      base: baseDocument, ours: oursDocument, theirs: theirsDocument, baseIsCommon: baseIsCommon)
     // A merged document that does not decode is never written.
     guard let value = try? decode(merged.value.jsonData()) else { return fallback }
     let envelope = Self.version(of: oursDocument) != nil
-    let conflicts = merged.conflicts.map { path in
+    let inContent = { (path: String) in
       envelope && path.hasPrefix("content.") ? String(path.dropFirst("content.".count)) : path
     }
-    return .merged(value, conflicts: conflicts)
+    return .merged(
+      value, conflicts: merged.conflicts.map(inContent), guessed: merged.guessed.map(inContent))
   }
 
   /// The format version of a versioned document (`{"version": N, "content": ...}`), if it is one.

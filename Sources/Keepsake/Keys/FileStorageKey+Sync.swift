@@ -18,8 +18,8 @@ extension FileStorageKey {
     target.mergeDocuments = { [self] base, ours, theirs in
       mergedDocument(base: base, ours: ours, theirs: theirs)
     }
-    target.mergeByField = { [self] base, ours, theirs in
-      mergeByField(base: base, ours: ours, theirs: theirs)
+    target.mergeByField = { [self] base, ours, theirs, baseIsCommon in
+      mergeByField(base: base, ours: ours, theirs: theirs, baseIsCommon: baseIsCommon)
     }
     return target
   }

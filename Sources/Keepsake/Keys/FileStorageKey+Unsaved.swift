@@ -188,7 +188,7 @@ extension FileStorageKey {
     let merged: Value
     let conflicts: [String]
     switch mergeByField(base: base, ours: ours, theirs: theirs) {
-    case .merged(let value, let fieldConflicts):
+    case .merged(let value, let fieldConflicts, _):
       (merged, conflicts) = (value, fieldConflicts)
     case .keepBoth:
       throw keepsChange

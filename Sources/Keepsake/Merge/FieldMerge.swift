@@ -39,61 +39,34 @@ enum FieldMerge {
   struct Result {
     var value: JSONValue
     var conflicts: [String]
+    /// Elements kept from one side that the base could not place (see `baseIsCommon`).
+    var guessed: [String] = []
   }
 
-  static func merge(base: JSONValue?, ours: JSONValue, theirs: JSONValue) -> Result {
-    var conflicts: [String] = []
-    let value = merge(base, ours, theirs, at: "", conflicts: &conflicts) ?? ours
-    return Result(value: value, conflicts: conflicts)
-  }
-
-  /// `nil` stands for a member that is not there.
-  private static func merge(
-    _ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?, at path: String,
-    conflicts: inout [String]
-  ) -> JSONValue? {
-    if ours == theirs { return ours }
-    if ours == base { return theirs }
-    if theirs == base { return ours }
-    switch (ours, theirs) {
-    case (.object(let mine)?, .object(let their)?) where !isEnumCase(mine) && !isEnumCase(their):
-      var baseMembers: [String: JSONValue] = [:]
-      if case .object(let members)? = base { baseMembers = members }
-      var merged: [String: JSONValue] = [:]
-      for key in Set(mine.keys).union(their.keys) {
-        let value = merge(
-          baseMembers[key], mine[key], their[key], at: join(path, key), conflicts: &conflicts)
-        if let value { merged[key] = value }
-      }
-      return .object(merged)
-    case (.array(let mine)?, .array(let their)?):
-      var baseElements: [JSONValue] = []
-      if case .array(let elements)? = base { baseElements = elements }
-      if let merged = mergeByID(baseElements, mine, their, at: path, conflicts: &conflicts) {
-        return .array(merged)
-      }
-    case (nil, .some), (.some, nil):
-      // Removed on one side, changed on the other: the change is kept.
-      conflicts.append(path.isEmpty ? "the whole value" : path)
-      return ours ?? theirs
-    default:
-      break
-    }
-    conflicts.append(path.isEmpty ? "the whole value" : path)
-    return ours
+  /// Merges `ours` and `theirs` three ways.
+  ///
+  /// `baseIsCommon`: whether `base` is the version both sides started from. When it is only an
+  /// older one (or none: the key's default), an element one side holds and the base lacks may
+  /// be one the other side added and then deleted since: it is kept, and named in `guessed`.
+  static func merge(
+    base: JSONValue?, ours: JSONValue, theirs: JSONValue, baseIsCommon: Bool = true
+  ) -> Result {
+    var merger = FieldMerger(baseIsCommon: baseIsCommon)
+    let value = merger.merge(base, ours, theirs, at: "") ?? ours
+    return Result(value: value, conflicts: merger.conflicts, guessed: merger.guessed)
   }
 
   /// Whether an object is how a synthesized `Codable` enum writes a case with associated values.
   ///
   /// Such an object has one member, whose value is an object. Two cases merged member by member
   /// would make an object with two case keys, a value nobody wrote: it is taken whole.
-  private static func isEnumCase(_ members: [String: JSONValue]) -> Bool {
+  static func isEnumCase(_ members: [String: JSONValue]) -> Bool {
     guard members.count == 1, case .object? = members.first?.value else { return false }
     return true
   }
 
   /// The `id` of an element, as text, when it is an object with a scalar `id`.
-  private static func id(of element: JSONValue) -> String? {
+  static func id(of element: JSONValue) -> String? {
     guard case .object(let members) = element, let id = members["id"] else { return nil }
     switch id {
     case .string(let text): return "s" + text
@@ -104,51 +77,9 @@ enum FieldMerge {
     }
   }
 
-  private static func shown(_ id: String) -> String { String(id.dropFirst()) }
+  static func shown(_ id: String) -> String { String(id.dropFirst()) }
 
-  /// Merges arrays of identified objects by `id`, or `nil` when an element has none (or two
-  /// share one).
-  private static func mergeByID(
-    _ base: [JSONValue], _ ours: [JSONValue], _ theirs: [JSONValue], at path: String,
-    conflicts: inout [String]
-  ) -> [JSONValue]? {
-    guard let baseByID = index(base), let oursByID = index(ours), let theirsByID = index(theirs)
-    else { return nil }
-    var merged: [JSONValue] = []
-    for element in ours {
-      guard let id = id(of: element) else { return nil }
-      let original = baseByID[id]
-      guard let their = theirsByID[id] else {
-        // Not in theirs: we inserted it, or they deleted it; a deletion wins only over an
-        // element we left as it was.
-        if original == element { continue }
-        if original != nil { conflicts.append(join(path, shown(id))) }
-        merged.append(element)
-        continue
-      }
-      let value = merge(original, element, their, at: join(path, shown(id)), conflicts: &conflicts)
-      merged.append(value ?? element)
-    }
-    // Their inserts, and elements we deleted that they changed, after their predecessor.
-    var result = merged
-    var previous: String?
-    for element in theirs {
-      guard let id = id(of: element) else { return nil }
-      defer { previous = id }
-      if oursByID[id] != nil { continue }
-      if let original = baseByID[id] {
-        if original == element { continue }
-        conflicts.append(join(path, shown(id)))
-      }
-      let at =
-        previous.flatMap { previous in result.firstIndex { Self.id(of: $0) == previous } }
-        .map { $0 + 1 } ?? (previous == nil ? 0 : result.count)
-      result.insert(element, at: at)
-    }
-    return result
-  }
-
-  private static func index(_ elements: [JSONValue]) -> [String: JSONValue]? {
+  static func index(_ elements: [JSONValue]) -> [String: JSONValue]? {
     var byID: [String: JSONValue] = [:]
     for element in elements {
       guard let id = id(of: element), byID.updateValue(element, forKey: id) == nil else {
@@ -193,7 +124,7 @@ enum FieldMerge {
     }
   }
 
-  private static func join(_ path: String, _ component: String) -> String {
+  static func join(_ path: String, _ component: String) -> String {
     path.isEmpty ? component : "\(path).\(component)"
   }
 }
@@ -205,8 +136,9 @@ extension Array: MergesByFieldByDefault where Element: Identifiable & Equatable 
 
 /// What a merge field by field of a file's value came to.
 enum FieldMergeOutcome<Value> {
-  /// The documents merged into `value`; `conflicts` name the fields changed on both sides.
-  case merged(Value, conflicts: [String])
+  /// The documents merged into `value`; `conflicts` name the fields changed on both sides,
+  /// `guessed` the elements kept from one side that the base could not place.
+  case merged(Value, conflicts: [String], guessed: [String] = [])
   /// The value cannot merge by field here (it is not JSON, or not a field-mergeable value).
   case notApplicable
   /// The value merges only by field, and this merge could not be made (the merged document did

@@ -14,8 +14,11 @@ import Foundation
 public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   /// How the conflict was resolved.
   public enum Resolution: Sendable, Equatable {
-    /// Both changes were merged (see ``SharedMerge``). `overlapping` names the parts changed
-    /// on both sides, which the merge's policy decided.
+    /// Both changes were merged (see ``SharedMerge``). `overlapping` names the parts the
+    /// merge's policy decided: those changed on both sides; and, for another device's version
+    /// merged against a base older than their common version (see ``SyncedVersion/base``), the
+    /// elements only one side holds, kept, since one side may have added them or the other
+    /// deleted them.
     case merged(overlapping: [String])
     /// The value cannot merge: ours was written, and theirs was first kept at `copy`, beside
     /// the file, where `keepsake quarantined` lists it and `keepsake restore` puts it back.

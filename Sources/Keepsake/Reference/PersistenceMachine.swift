@@ -194,6 +194,9 @@ struct PersistenceMachine: Sendable {
     case saveInline
     /// Tell observers that these parts of the status changed.
     case publish(StatusChange)
+    /// Tell whoever listens for every conflict (``Shared/conflicts``) of this one, now in
+    /// ``lastConflict``: carried here, since another report may replace it before this effect runs.
+    case report(LastConflict)
     /// Keep the value as it is now, to restore if the transaction that opens now throws.
     case keepSnapshot
     /// Tell waiting callers how their job ended.
@@ -422,10 +425,10 @@ struct PersistenceMachine: Sendable {
       isLoading = loading
       return [.publish(.isLoading)]
     case .conflictReported(let resolution, let otherDevice, let byAnotherProcess, let copy):
-      lastConflict = LastConflict(
-        resolution: resolution, pruned: [], otherDevice: otherDevice, copy: copy,
-        keptByAnotherProcess: byAnotherProcess)
-      return [.publish(.lastConflict)]
+      return report(
+        LastConflict(
+          resolution: resolution, pruned: [], otherDevice: otherDevice, copy: copy,
+          keptByAnotherProcess: byAnotherProcess))
     default:
       return advance(with: event, now: now)
     }
@@ -732,9 +735,8 @@ struct PersistenceMachine: Sendable {
       replacement = .none
       effects += setSaveError(nil)
       if let conflict = job.conflict {
-        lastConflict = LastConflict(
-          resolution: conflict, pruned: job.prunedCopies, copy: job.keptCopy)
-        effects.append(.publish(.lastConflict))
+        effects += report(
+          LastConflict(resolution: conflict, pruned: job.prunedCopies, copy: job.keptCopy))
       }
       return .end
     case (.saveToKey, .written):
@@ -764,6 +766,12 @@ struct PersistenceMachine: Sendable {
     default:
       return .ignore
     }
+  }
+
+  /// Makes `conflict` the last one, for observers and for whoever listens for every one.
+  private mutating func report(_ conflict: LastConflict) -> [Effect] {
+    lastConflict = conflict
+    return [.publish(.lastConflict), .report(conflict)]
   }
 
   /// The reconciliation of what a job's read found, for its purpose.
@@ -828,9 +836,8 @@ struct PersistenceMachine: Sendable {
     if job.failure != nil, let made = job.madeCopy {
       // The save failed after it kept theirs beside the file: the copy is there all the same.
       let copy: URL? = if case .keptBoth = made.resolution { nil } else { made.url }
-      lastConflict = LastConflict(
-        resolution: made.resolution, pruned: job.prunedCopies, copy: copy)
-      effects.append(.publish(.lastConflict))
+      effects += report(
+        LastConflict(resolution: made.resolution, pruned: job.prunedCopies, copy: copy))
     }
     if replacement == .over, !job.patient, job.reads || isSave(job.purpose) {
       // The read or the save that follows the grace ran, whatever it found.

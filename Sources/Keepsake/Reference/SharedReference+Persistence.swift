@@ -31,7 +31,15 @@ extension SharedReference {
 
   private func decide(_ event: Machine.Event) -> [Machine.Effect] {
     let now = context.scheduler.now()
-    return persistence.withLock { $0.handle(event, now: now) }
+    return persistence.withLock { machine in
+      let effects = machine.handle(event, now: now)
+      // NB: told under the machine's lock, so every stream has the reports in the order the
+      // machine made them, whichever thread made each.
+      for case .report(let conflict) in effects {
+        persistence.conflictListeners.tell(sharedConflict(conflict))
+      }
+      return effects
+    }
   }
 
   /// Performs every effect but a step, which it returns (the machine asks for at most one, last).
@@ -50,6 +58,8 @@ extension SharedReference {
         saveInline()
       case .publish(let change):
         publish(change)
+      case .report:
+        break  // told as the machine made it (`decide`)
       case .keepSnapshot:
         work.snapshot = storage.withLock { ($0, generation == savedGeneration) }
       case .complete(let waiters, let outcome):
@@ -232,7 +242,7 @@ extension SharedReference {
           let byField = coordinated?.mergeByField(
             base: base ?? fallback, ours: current, theirs: theirs)
           switch byField ?? .notApplicable {
-          case .merged(let value, let conflicts):
+          case .merged(let value, let conflicts, _):
             result.conflict = .merged(overlapping: conflicts)
             if conflicts.isEmpty || theirsKept {
               current = value

@@ -31,12 +31,20 @@ extension SharedReference {
 
   var lastConflict: SharedConflict? {
     observation.access(ReferenceObservation.lastConflictPath)
-    return persistence.withLock { $0.lastConflict }.map {
-      SharedConflict(
-        keyID: key.id, url: coordinated?.url, resolution: $0.resolution, prunedCopies: $0.pruned,
-        otherDevice: $0.otherDevice, copy: $0.copy,
-        keptByAnotherProcess: $0.keptByAnotherProcess)
-    }
+    return persistence.withLock { $0.lastConflict }.map(sharedConflict)
+  }
+
+  /// Every conflict reported from now on (see ``Shared/conflicts``).
+  func conflicts() -> AsyncStream<SharedConflict> {
+    persistence.conflictListeners.listen()
+  }
+
+  /// The machine's report, as the app reads it.
+  func sharedConflict(_ conflict: Machine.LastConflict) -> SharedConflict {
+    SharedConflict(
+      keyID: key.id, url: coordinated?.url, resolution: conflict.resolution,
+      prunedCopies: conflict.pruned, otherDevice: conflict.otherDevice, copy: conflict.copy,
+      keptByAnotherProcess: conflict.keptByAnotherProcess)
   }
 
   var isLoading: Bool {

@@ -289,6 +289,8 @@ final class PersistenceParts: Sendable {
   let inlineSaves = Mutex<UInt64>(0)
   /// The bodies of `update`s waiting for their jobs, by token.
   let updates = Mutex(PendingUpdates())
+  /// Whoever listens for every conflict (``Shared/conflicts``).
+  let conflictListeners = ConflictListeners()
 
   init(_ machine: PersistenceMachine, lane: (any PersistenceLane)?) {
     self.machine = Mutex(machine)

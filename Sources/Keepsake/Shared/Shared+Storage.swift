@@ -70,6 +70,23 @@ extension Shared {
   /// ``SharedMerge``) and otherwise keeps the other version as a conflict copy beside the file.
   public var lastConflict: SharedConflict? { root.lastConflict }
 
+  /// Every conflict reported from the moment this is read, in order, none missed.
+  ///
+  /// ``lastConflict`` holds one report: an observer that reacts to its changes may see only the
+  /// last of several that came close together (two copies merged in one pass, a busy main
+  /// thread). Iterate this stream where each report matters (to log it, to show each one):
+  ///
+  /// ```swift
+  /// for await conflict in $notes.conflicts {
+  ///   log.notice("\(conflict)")
+  /// }
+  /// ```
+  ///
+  /// The stream buffers reports until they are read; when the iterating task is cancelled, it
+  /// gives the reports made until then, and ends. A projection's stream is its root key's.
+  /// Nonisolated: iterate it anywhere.
+  public var conflicts: AsyncStream<SharedConflict> { root.conflicts() }
+
   /// Changes the value in a transaction that other processes cannot interleave with: under the
   /// file's cross-process lock, `body` runs on the freshest stored value, and the result is
   /// written durably before the lock is released and this method returns.

@@ -8,6 +8,7 @@ protocol SharedRoot: AnyObject, Sendable {
   var loadError: SharedLoadError? { get }
   var saveError: SharedSaveError? { get }
   var lastConflict: SharedConflict? { get }
+  func conflicts() -> AsyncStream<SharedConflict>
   var watchError: (any Error)? { get }
   var isLoading: Bool { get }
   /// The key as an app writes it (`.appStorage("count")`), or `value: 0` for a `Shared(value:)`.

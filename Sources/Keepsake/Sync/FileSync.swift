@@ -59,9 +59,10 @@ struct SyncTarget<Value: Sendable>: Sendable {
     nil
   }
   /// The key's merge field by field (see `FileStorageKey.mergeByField`), which a copy's merge
-  /// takes before the value's own merge, as a save's does.
-  var mergeByField: @Sendable (Value, Value, Value) -> FieldMergeOutcome<Value> = { _, _, _ in
-    .notApplicable
+  /// takes before the value's own merge, as a save's does; the last argument: whether the base
+  /// is the two versions' newest common version.
+  var mergeByField: @Sendable (Value, Value, Value, Bool) -> FieldMergeOutcome<Value> = {
+    _, _, _, _ in .notApplicable
   }
   /// The path of the file's folder.
   ///

@@ -232,12 +232,18 @@ struct SyncResolver<Value: Sendable> {
       return
     }
     // Field by field where the value merges so, as a save's merge: an element changed on both
-    // sides keeps both sides' changes to different fields.
+    // sides keeps both sides' changes to different fields. Against a base that is not their
+    // newest common version, an element only one side holds is kept and named: it may be one
+    // the other side added and deleted since (a deletion would come back unannounced).
     var result: SharedMergeResult<Value>
     var keepsTheirs = false
-    if case .merged(let value, let conflicts) = target.mergeByField(base, ours, theirs) {
+    let byField = target.mergeByField(base, ours, theirs, kind == .newestCommonVersion)
+    var guessed: [String] = []
+    if case .merged(let value, let conflicts, let guesses) = byField {
       result = SharedMergeResult(value: value, conflicts: conflicts)
       keepsTheirs = !conflicts.isEmpty
+      // NB: named in the report, with no copy: both sides' elements are in the file.
+      guessed = guesses
     } else {
       result = merge.merge(base: base, ours: ours, theirs: theirs)
     }
@@ -289,7 +295,7 @@ struct SyncResolver<Value: Sendable> {
       parents: ancestry == nil ? [mine.hash, copy.hash] : [], plain: ancestry == nil)
     discard(other, outcome: &outcome)
     state.stopWaiting(for: other.name)
-    var conflict = conflict(.merged(overlapping: result.conflicts), other, base: kind)
+    var conflict = conflict(.merged(overlapping: result.conflicts + guessed), other, base: kind)
     conflict.copy = keptTheirs
     state.report(conflict)
   }

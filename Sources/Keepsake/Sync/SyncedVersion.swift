@@ -36,16 +36,20 @@ public struct SyncedVersion: Sendable, Equatable {
     /// An older common version: the newest one was not kept on this device, and no device that
     /// kept it merged the copy within the wait. Changes made since it look like changes of both
     /// sides: a part one side changed after the other changed it is decided by the policy, and
-    /// listed in ``SharedConflict/Resolution/merged(overlapping:)``.
+    /// listed in ``SharedConflict/Resolution/merged(overlapping:)``; so is an element only one
+    /// side holds and the base lacks, which is kept (one side added it, or the other added and
+    /// deleted it since).
     case olderCommonVersion
     /// A plain JSON file carries no ancestry: the base is this device's best guess, the version
     /// it last received from elsewhere. Right when devices take turns; otherwise a deletion may
-    /// come back, or a part both sides hold differently be decided by the policy.
+    /// come back, and a part both sides hold differently, or an element only one side holds,
+    /// is decided by the policy and listed.
     case guessed
     /// No common version is known (a first launch against a file that already has a conflict
     /// copy, say), or none is kept on this device and no device that keeps one merged the copy
     /// within the wait: merged against the key's default value, so a deletion made on one side
-    /// comes back, and parts both sides hold differently are decided by the policy.
+    /// comes back; the parts both sides hold differently, and the elements only one side holds,
+    /// are decided by the policy and listed.
     case missing
     /// Nothing was merged: the copy was kept as it is.
     case notNeeded
@@ -86,7 +90,7 @@ public struct SyncedVersion: Sendable, Equatable {
       let decided =
         overlapping.isEmpty
         ? ""
-        : "; \(overlapping.count) part(s) changed on both sides kept one side's version "
+        : "; \(overlapping.count) part(s) were decided by the merge's policy "
           + "(\(overlapping.prefix(5).joined(separator: ", "))\(overlapping.count > 5 ? ", …" : ""))"
       return
         "\(what) was changed by \(source) and both versions were merged against \(base)"

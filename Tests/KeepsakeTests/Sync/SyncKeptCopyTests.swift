@@ -114,6 +114,36 @@ struct SyncKeptCopyTests {
     #expect(notes.wrappedValue.texts == [1: "milk", 2: "bread", 4: "tea", 5: "jam"])
   }
 
+  @Test(
+    "Against an older base, an element only one side holds is kept and named: it may be a deletion"
+  )
+  func olderBaseNamesOneSidedElements() async throws {
+    let devices = TwoDevices(baseWait: .zero)
+    let older = try devices.save(start)
+    let newest = try devices.theirs(
+      start + [Note(id: 2, text: "bread")], over: older, device: "CAROLCC")
+    // This device's file deleted the bread the newest version added, and added tea; the other
+    // device, still on the newest version, added jam. This device holds only the older version.
+    devices.here.put(
+      try devices.theirs(start + [Note(id: 4, text: "tea")], over: newest, device: "ANNAAAA"),
+      as: "notes.json")
+    devices.here.put(
+      try devices.theirs(
+        start + [Note(id: 2, text: "bread"), Note(id: 5, text: "jam")], over: newest),
+      as: copyName)
+    let notes = shared(devices.key, on: devices.here)
+    #expect(await eventually { notes.lastConflict?.otherDevice != nil })
+    #expect(notes.lastConflict?.otherDevice?.base == .olderCommonVersion)
+    #expect(await eventually { notes.wrappedValue.count == 4 })
+    #expect(notes.wrappedValue.texts == [1: "milk", 2: "bread", 4: "tea", 5: "jam"])
+    guard case .merged(let parts)? = notes.lastConflict?.resolution else {
+      Issue.record("reported as \(String(describing: notes.lastConflict))")
+      return
+    }
+    #expect(Set(parts) == ["2", "4", "5"], "the bread came back: the app is told, with the rest")
+    #expect(devices.here.names == ["notes.json"], "both sides' elements are in the file: no copy")
+  }
+
   @Test("Without any common version, the copy is merged against the key's default, and said so")
   func missingBase() async throws {
     let devices = TwoDevices()

@@ -1,7 +1,6 @@
 import Foundation
 import Keepsake
 import Observation
-import Synchronization
 
 /// A process of one device in the devices campaign: it edits the synced folder's files for a
 /// while, then stays open (so its keys merge the copies that keep arriving) until the stop file
@@ -102,11 +101,7 @@ public enum DevicesChild {
       StandardOutput.write("unreadable \(error)")
       return 3
     }
-    let itemsReference = $items
-    let settingsReference = $settings
-    let conflicts = ConflictLog(
-      items: { itemsReference.lastConflict }, settings: { settingsReference.lastConflict })
-    let watching = conflicts.start()
+    let conflicts = ConflictLog(items: $items.conflicts, settings: $settings.conflicts)
     StandardOutput.write("ready")
     var copies = CopiedNotes(folder: options.folder)
     var plan = EditPlan(options)
@@ -147,74 +142,31 @@ public enum DevicesChild {
     await waitForStop(options) { copies.scan() }
     try? await $items.flush()
     try? await $settings.flush()
-    conflicts.stop()
-    await watching.value
+    await conflicts.stop()
     StandardOutput.write("done")
     return 0
   }
 
-  /// Prints the conflicts the keys report, each once, as soon as `lastConflict` changes: a
-  /// task of its own waits for each change (reports reach `lastConflict` at least 100 ms apart,
-  /// see `SyncState.reportSpacing`).
-  private final class ConflictLog: Sendable {
-    let items: @Sendable () -> SharedConflict?
-    let settings: @Sendable () -> SharedConflict?
-    private let printed = Mutex<[String: String]>([:])
-    private let wake = Mutex<CheckedContinuation<Void, Never>?>(nil)
-    private let stopped = Atomic(false)
+  /// Prints every conflict the keys report, as `conflicts` gives them: none is missed, however
+  /// close together they come or however late this process's tasks run.
+  private struct ConflictLog {
+    let printers: [Task<Void, Never>]
 
-    init(
-      items: @escaping @Sendable () -> SharedConflict?,
-      settings: @escaping @Sendable () -> SharedConflict?
-    ) {
-      self.items = items
-      self.settings = settings
-    }
-
-    /// Watches until ``stop()``.
-    func start() -> Task<Void, Never> {
-      Task.detached { [self] in
-        while !stopped.load(ordering: .acquiring) {
-          let fired = Atomic(false)
-          withObservationTracking {
-            _ = items()
-            _ = settings()
-          } onChange: { [self] in
-            fired.store(true, ordering: .releasing)
-            wake.withLock { $0.take() }?.resume()
+    init(items: AsyncStream<SharedConflict>, settings: AsyncStream<SharedConflict>) {
+      printers = [("items", items), ("settings", settings)].map { name, reports in
+        Task.detached {
+          for await conflict in reports {
+            StandardOutput.write("conflict \(name) \(Self.describe(conflict))")
           }
-          print()
-          await withCheckedContinuation { continuation in
-            let now = fired.load(ordering: .acquiring) || stopped.load(ordering: .acquiring)
-            if now {
-              continuation.resume()
-            } else {
-              wake.withLock { $0 = continuation }
-            }
-          }
-          // NB: `onChange` runs before the new value is stored.
-          try? await Task.sleep(for: .milliseconds(2))
         }
-        print()
       }
     }
 
-    func stop() {
-      stopped.store(true, ordering: .releasing)
-      wake.withLock { $0.take() }?.resume()
-    }
-
-    /// Prints each key's current conflict, if it was not printed yet.
-    func print() {
-      for (name, conflict) in [("items", items()), ("settings", settings())] {
-        guard let conflict else { continue }
-        let line = "conflict \(name) \(Self.describe(conflict))"
-        let isNew = printed.withLock { printed -> Bool in
-          if printed[name] == line { return false }
-          printed[name] = line
-          return true
-        }
-        if isNew { StandardOutput.write(line) }
+    /// Prints what was reported until now, and stops.
+    func stop() async {
+      for printer in printers {
+        printer.cancel()
+        await printer.value
       }
     }
 
