@@ -49,8 +49,8 @@ extension SharedReference {
   ///
   /// NB: with one use of `body` the optimizer inlines this into the caller rather than making a
   /// copy of it specialized for the caller's closure, which took what the closure captured by
-  /// value (an appended value copied 4 times where `@Observable` copies it once: observed
-  /// appends 1,282 instructions to 1,214, observed increments 581 to 503). Projections keep
+  /// value (an appended value copied 4 times where `@Observable` copies it once; see "Appends"
+  /// in `Benchmarks/README.md`). Projections keep
   /// ``withLock(_:)``: inlined into their accessors, this one cost them twice as much.
   @inlinable
   func withLockOneUse<R>(_ body: (inout Value) throws -> R) rethrows -> R {

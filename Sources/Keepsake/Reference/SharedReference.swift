@@ -27,11 +27,10 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// as long as the process.
   ///
   /// NB: kept in each reference: the global, read from inlined code, is a call of its accessor
-  /// and of `swift_once` at every read and change (callgrind: a read 101 instructions, 88
-  /// without; on this machine, in most processes of a session, reads ran at 2.2x the
-  /// `@Observable` floor with those calls and at 1.0-1.1x without). Unmanaged,
-  /// because a key path read from a class and passed on was retained and released at each use,
-  /// on the slow path of the reference count (134 instructions a read).
+  /// and of `swift_once` at every read and change, which cost some machines twice the
+  /// `@Observable` floor's time (see "Reads" in `Benchmarks/README.md`). Unmanaged, because a key
+  /// path read from a class and passed on was retained and released at each use, on the slow
+  /// path of the reference count.
   // NB: key paths are immutable; the standard library has not marked them Sendable yet.
   @usableFromInline nonisolated(unsafe) let valueKeyPath = Unmanaged.passUnretained(
     ReferenceObservation.valuePath)
@@ -107,8 +106,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   // property after one of them has an offset known only at run time, read from the class's
   // metadata at every use; a read paid three such loads, each after the load of the metadata
   // (whether the value was read, the registrar, the key path), where the registrar alone now
-  // pays one (callgrind: a read 88 to 86 instructions, an observed increment 511 to
-  // 502, a projected mutation 134 to 128).
+  // pays one.
   /// The value, under its lock.
   @usableFromInline let storage: Mutex<Value>
   /// What Observation sees of the value and the status.

@@ -202,8 +202,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
     // NB: a projection's way and the key's reference's are the only uses of `body` inlined here;
     // a rebound `Shared` goes through a function that is not inlined. With a use per way, the
     // optimizer specialized the reference's `withLock` for the caller's closure and passed what
-    // it captured by value: two copies of an appended value per append (measured: 1.8x the
-    // instructions of an append).
+    // it captured by value: two more copies of an appended value per append.
     guard path == nil else { return try path!.change(object, body) }
     let cell = unsafeDowncast(object, to: SharedCell<Value>.self)
     guard !cell.isRebound.load(ordering: .relaxed) else {

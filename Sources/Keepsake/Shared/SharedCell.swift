@@ -56,9 +56,8 @@ final class SharedCell<Value: Sendable>: Sendable, SharedCellRoot {
   /// NB: not optimized, so the caller's optimizer cannot specialize it for the caller's closure:
   /// it did, taking what the closure captured as an owned argument, and the copies that needed
   /// were made before the branch, on the usual path too: three copies of an appended value per
-  /// append where a `Mutex` makes one (in-memory-append 767 to 628 instructions, observed
-  /// appends 1,213 to 1,074). A rebound `Shared` calls its target's `withLock`
-  /// unspecialized.
+  /// append where a `Mutex` makes one (see "Appends" in `Benchmarks/README.md`). A rebound
+  /// `Shared` calls its target's `withLock` unspecialized.
   @usableFromInline @inline(never) @_optimize(none)
   func withLockElsewhere<R>(_ body: (inout Value) throws -> R) rethrows -> R {
     try current.withLock(body)

@@ -180,8 +180,8 @@ struct SharedPath<Value: Sendable>: @unchecked Sendable {
   /// dropped, with a warning.
   ///
   /// NB: always inlined, so where a member projection is made and changed at once the
-  /// caller's closure is called from its accessor without the wrapping closure's layers
-  /// (inline-projection: 281 to 210 instructions).
+  /// caller's closure is called from its accessor without the wrapping closure's layers (see
+  /// "Projections" in `Benchmarks/README.md`).
   @inlinable @inline(__always)
   func change<R, E: Error>(_ root: AnyObject, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
     var result: R?

@@ -85,9 +85,9 @@
     /// NB: a thread of its own blocked in `poll`, rather than a dispatch read source: a source's
     /// event wakes dispatch's manager thread, which wakes a worker to run the handler, two
     /// context switches per batch of events where this thread makes one. Every process watching
-    /// a folder gets a batch or two per write to it, so with 8 processes taking turns on one
-    /// file this halved the context switches of a transaction (75 to 36 over all processes)
-    /// and cut its processor time by a quarter. The batch is handed over with
+    /// a folder gets a batch or two per write to it, so with processes taking turns on one file
+    /// the switches are most of a transaction's processor time beside the write itself (see
+    /// "Transactions of 8 processes" in `Benchmarks/README.md`). The batch is handed over with
     /// `queue.sync`, which runs it on this thread, serialized with the watcher's other work.
     private mutating func start() -> WatchCallFailure? {
       if let code = faultHook?(.createInstance, "") {
