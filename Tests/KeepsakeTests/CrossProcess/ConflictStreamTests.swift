@@ -12,7 +12,11 @@ struct ConflictStreamTests {
   let url = URL(fileURLWithPath: "/Users/someone/Library/notes.json")
 
   /// Makes `b` report a conflict: `a` and `b` change the same note's text, `a` saves first.
+  ///
+  /// NB: `a` reads the file first, so its save merges nothing: only `b` has a conflict (a
+  /// process whose version another kept in a copy is told too, which would be `a`).
   func conflict(_ a: Shared<[Note]>, _ b: Shared<[Note]>, round: Int) async throws {
+    try await a.load()
     a.withLock { $0[0].text = "A's \(round)" }
     b.withLock { $0[0].text = "B's \(round)" }
     try await a.save()
@@ -95,5 +99,16 @@ struct ConflictStreamTests {
         keyID: SharedKeyID(kind: "file", name: "/notes.json"), url: nil,
         resolution: .merged(overlapping: []), prunedCopies: []))
     #expect(listeners.count == 0)
+  }
+
+  @Test("A stream dropped without being iterated stops listening")
+  func endsWhenDropped() {
+    let listeners = ConflictListeners()
+    do {
+      let reports = listeners.listen()
+      #expect(listeners.count == 1)
+      _ = reports
+    }
+    #expect(listeners.count == 0, "nothing is kept for a stream nobody holds")
   }
 }
