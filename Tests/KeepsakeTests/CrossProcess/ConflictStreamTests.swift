@@ -11,6 +11,17 @@ import Testing
 struct ConflictStreamTests {
   let url = URL(fileURLWithPath: "/Users/someone/Library/notes.json")
 
+  /// Two processes' references of one file holding one note.
+  func twoProcesses() throws -> (Shared<[Note]>, Shared<[Note]>) {
+    let world = TwoContexts()
+    try world.disk.writeAtomically(
+      try JSONEncoder().encode([Note(id: 1, text: "first")]), to: url)
+    return (
+      world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]()),
+      world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    )
+  }
+
   /// Makes `b` report a conflict: `a` and `b` change the same note's text, `a` saves first.
   ///
   /// NB: `a` reads the file first, so its save merges nothing: only `b` has a conflict (a
@@ -25,11 +36,7 @@ struct ConflictStreamTests {
 
   @Test("Two reports close together both reach the stream, in order; lastConflict keeps the last")
   func everyReport() async throws {
-    let world = TwoContexts()
-    try world.disk.writeAtomically(
-      try JSONEncoder().encode([Note(id: 1, text: "first")]), to: url)
-    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
-    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    let (a, b) = try twoProcesses()
     let reports = b.conflicts
     try await conflict(a, b, round: 1)
     b.withLock { $0.append(Note(id: 2, text: "B's own")) }
@@ -48,11 +55,7 @@ struct ConflictStreamTests {
 
   @Test("A stream opened later has only what came after; a projection's is its root's")
   func fromNowOn() async throws {
-    let world = TwoContexts()
-    try world.disk.writeAtomically(
-      try JSONEncoder().encode([Note(id: 1, text: "first")]), to: url)
-    let a = world.inFirst(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
-    let b = world.inSecond(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
+    let (a, b) = try twoProcesses()
     try await conflict(a, b, round: 1)
     let earlier = try #require(b.lastConflict?.copy)
     let reports = b[id: 1]?.conflicts

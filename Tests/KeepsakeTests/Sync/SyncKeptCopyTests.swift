@@ -91,34 +91,13 @@ struct SyncKeptCopyTests {
     #expect(try devices.stored().texts == [1: "milk", 2: "bread", 3: "tea"])
   }
 
-  @Test("After the wait, a device that lacks the newest common version merges an older one")
+  @Test(
+    "After the wait, a device that lacks the newest common version merges an older one, and names what it kept from one side"
+  )
   func olderBaseAfterWait() async throws {
     let devices = TwoDevices(baseWait: .zero)
     // Only an older shared version is on this device; the newest came from another device and
     // was replaced before this device read it.
-    let older = try devices.save(start)
-    let newest = try devices.theirs(
-      start + [Note(id: 2, text: "bread")], over: older, device: "CAROLCC")
-    let file = try devices.theirs(
-      start + [Note(id: 2, text: "bread"), Note(id: 4, text: "tea")], over: newest,
-      device: "ANNAAAA")
-    devices.here.put(file, as: "notes.json")
-    devices.here.put(
-      try devices.theirs(
-        start + [Note(id: 2, text: "bread"), Note(id: 5, text: "jam")], over: newest),
-      as: copyName)
-    let notes = shared(devices.key, on: devices.here)
-    #expect(await eventually { notes.lastConflict?.otherDevice != nil })
-    #expect(notes.lastConflict?.otherDevice?.base == .olderCommonVersion)
-    #expect(await eventually { notes.wrappedValue.count == 4 })
-    #expect(notes.wrappedValue.texts == [1: "milk", 2: "bread", 4: "tea", 5: "jam"])
-  }
-
-  @Test(
-    "Against an older base, an element only one side holds is kept and named: it may be a deletion"
-  )
-  func olderBaseNamesOneSidedElements() async throws {
-    let devices = TwoDevices(baseWait: .zero)
     let older = try devices.save(start)
     let newest = try devices.theirs(
       start + [Note(id: 2, text: "bread")], over: older, device: "CAROLCC")
