@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Keepsake
+import KeepsakeStress
 import KeepsakeTesting
 import Synchronization
 import Testing

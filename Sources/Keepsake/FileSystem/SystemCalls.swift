@@ -13,7 +13,8 @@ import Foundation
 /// Every call that creates, writes, flushes, renames or removes a file or a folder, takes a
 /// file's lock, or reads or sets the metadata a save carries over (see ``FileMetadata``), goes
 /// through here, so a test can run the real writer with a recorder that logs each
-/// call in order and forwards it (see ``SystemCallRecorder``), and prove the protocol of
+/// call in order and forwards it (`SystemCallRecorder`, in the stress tool's library, which the
+/// power-loss campaign replays), and prove the protocol of
 /// data-safety rule "Writes are atomic and durable" (see the Data safety article) step by step.
 /// Reads of bytes, `stat` and directory listings change nothing and call the system directly;
 /// a file's metadata is read through here so a test can count what a save costs and fail it.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import Keepsake
+import KeepsakeStress
 
 /// A recorded log as lines a test can compare: paths relative to the folder, temporary files
 /// named after their target, reads and waits for another holder's lock left out.

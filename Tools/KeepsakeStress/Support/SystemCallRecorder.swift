@@ -1,4 +1,5 @@
 import Foundation
+import Keepsake
 import Synchronization
 
 #if canImport(Darwin)
@@ -22,7 +23,7 @@ import Synchronization
 /// try fileSystem.writeAtomically(data, to: url)
 /// recorder.records  // open(tmp, O_WRONLY|O_CREAT|O_EXCL), write, fsync, close, rename, ...
 /// ```
-@_spi(Testing) public final class SystemCallRecorder: Sendable {
+public final class SystemCallRecorder: Sendable {
   /// One call, with what it did.
   public struct Record: Sendable, Equatable, CustomStringConvertible {
     /// The call and its arguments; descriptors are given with the path they were opened on.
