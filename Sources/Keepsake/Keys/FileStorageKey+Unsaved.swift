@@ -11,8 +11,8 @@ import Foundation
 /// read the file (a newer version, or this one once the file is readable again) merges it into
 /// the file three ways and removes it; `keepsake quarantined` lists it.
 extension FileStorageKey {
-  /// Keeps `value`, with `base`, as this reference's unsaved change, in a new copy that takes
-  /// the place of its earlier one at `earlier`.
+  /// Keeps `value`, with `base` and the earlier kept values `steps`, as this reference's unsaved
+  /// change, in a new copy that takes the place of its earlier one at `earlier`.
   ///
   /// A copy is never written again once made: a process merging it (another device's, through a
   /// sync engine) reads what it removes. The earlier copy goes once the new one, which holds all
@@ -20,12 +20,13 @@ extension FileStorageKey {
   ///
   /// - Returns: Where it is kept.
   func keepUnsavedChange(
-    _ value: Value, base: Value?, reason: String, superseding earlier: URL?,
+    _ value: Value, base: Value?, steps: [Value], reason: String, superseding earlier: URL?,
     in context: StorageContext
   ) throws -> URL {
     try checkPath()
-    let change = UnsavedChange(
+    var change = UnsavedChange(
       reason: reason, change: try encode(value), base: try base.map(encode))
+    change.steps = try steps.map { UnsavedChange.Text(try encode($0)) }
     let data = try UnsavedChange.encoder.encode(change)
     let fileSystem = context.fileSystem
     let folder = file.deletingLastPathComponent()
@@ -185,17 +186,27 @@ extension FileStorageKey {
     // which `keepsake quarantined` lists and `keepsake restore` can put back.
     let keepsChange = FileSystemError(.write, path: url.path, reason: .alreadyExists)
     guard let base = try kept.baseData.map(decode) else { throw keepsChange }
-    let merged: Value
-    let conflicts: [String]
-    switch mergeByField(base: base, ours: ours, theirs: theirs) {
-    case .merged(let value, let fieldConflicts, _):
-      (merged, conflicts) = (value, fieldConflicts)
-    case .keepBoth:
-      throw keepsChange
-    case .notApplicable:
-      guard let merge else { throw keepsChange }
-      let result = merge.merge(base: base, ours: ours, theirs: theirs)
-      (merged, conflicts) = (result.value, result.conflicts)
+    // Step by step: each earlier kept value, then the change, merged over what the steps before
+    // made, each against the one before it. Where another device merged an earlier step already,
+    // that step changes nothing, and what the later ones undid of it (an element deleted) is
+    // still a change.
+    var merged = theirs
+    var conflicts: [String] = []
+    var stepBase = base
+    for step in try (kept.steps ?? []).map({ try decode($0.data) }) + [ours] {
+      switch mergeByField(base: stepBase, ours: step, theirs: merged) {
+      case .merged(let value, let fieldConflicts, _):
+        merged = value
+        conflicts += fieldConflicts.filter { !conflicts.contains($0) }
+      case .keepBoth:
+        throw keepsChange
+      case .notApplicable:
+        guard let merge else { throw keepsChange }
+        let result = merge.merge(base: stepBase, ours: step, theirs: merged)
+        merged = result.value
+        conflicts += result.conflicts.filter { !conflicts.contains($0) }
+      }
+      stepBase = step
     }
     // Theirs is kept durably before ours replaces it, when a field changed on both sides.
     let keepsTheirs = mergesByField && !conflicts.isEmpty
@@ -228,6 +239,35 @@ struct UnsavedChange: Codable, Sendable {
   var changeBase64: String?
   var base: String?
   var baseBase64: String?
+  /// The values of the earlier kept changes this one took the place of, oldest first (at most
+  /// ``stepLimit``): merged in turn before the change, since another device may have merged one
+  /// of them before its removal reached this one.
+  var steps: [Text]?
+
+  /// The most earlier values a kept change holds.
+  static let stepLimit = 8
+
+  /// Bytes as text when they are UTF-8 (JSON, readable by a person), else in Base64.
+  struct Text: Codable, Sendable {
+    var text: String?
+    var base64: String?
+
+    init(_ data: Data) {
+      if let text = String(data: data, encoding: .utf8) {
+        self.text = text
+      } else {
+        base64 = data.base64EncodedString()
+      }
+    }
+
+    var data: Data {
+      get throws {
+        if let text { return Data(text.utf8) }
+        if let base64, let data = Data(base64Encoded: base64) { return data }
+        throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no value in a kept step")
+      }
+    }
+  }
 
   init(reason: String, change: Data, base: Data?) {
     self.reason = reason

@@ -45,10 +45,11 @@ protocol CoordinatedKey<Value>: SharedKey {
     base: Value, ours: Value, theirs: Value
   ) -> FieldMergeOutcome<Value>
 
-  /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on,
-  /// in place of the earlier one at `earlier`; says where.
+  /// Keeps `value`, a change whose save was refused, durably with the `base` it was made on
+  /// and the values of the earlier kept changes it supersedes (`steps`, oldest first), in
+  /// place of the earlier one at `earlier`; says where.
   func keepUnsavedChange(
-    _ value: Value, base: Value?, reason: String, superseding earlier: URL?,
+    _ value: Value, base: Value?, steps: [Value], reason: String, superseding earlier: URL?,
     in context: StorageContext
   ) throws -> URL
 }

@@ -25,6 +25,11 @@ final class PersistenceWork<Value: Sendable>: @unchecked Sendable {
   /// Where the last quarantine copy was put.
   var quarantined: URL?
   /// Where this reference's change is kept while the file cannot take it: the identity of the
-  /// copy it wrote there, the value and base it holds, and the value's generation.
-  var unsaved: (url: URL, identity: FileIdentity?, value: Value, base: Value?, generation: UInt64)?
+  /// copy it wrote there, the value, base and earlier steps it holds, and the value's
+  /// generation.
+  var unsaved:
+    (
+      url: URL, identity: FileIdentity?, value: Value, base: Value?, steps: [Value],
+      generation: UInt64
+    )?
 }

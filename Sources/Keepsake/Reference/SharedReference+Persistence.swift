@@ -147,11 +147,16 @@ extension SharedReference {
     // NB: a failure here is already told: the save error says the change was not saved.
     let fileSystem = context.fileSystem
     var keptBase = base
+    var steps: [Value] = []
     var earlier: URL?
     if let kept = work.unsaved {
       if (try? fileSystem.identity(of: kept.url)) == kept.identity {
-        // Still there: the new copy, made on the same base, takes its place.
+        // Still there: the new copy, made on the same base, takes its place, and holds the
+        // earlier one's value as a step: another device may have merged that one already (its
+        // removal not here yet), and a change of ours since (an element deleted) must then
+        // still be a change.
         (earlier, keptBase) = (kept.url, kept.base)
+        steps = Array((kept.steps + [kept.value]).suffix(UnsavedChange.stepLimit))
       } else {
         // Gone: a process that could read the file merged it and removed it (or a third took
         // its name since), so its value is in the file: nothing to keep when nothing changed
@@ -162,9 +167,9 @@ extension SharedReference {
       }
     }
     if let kept = try? coordinated.keepUnsavedChange(
-      value, base: keptBase, reason: reason, superseding: earlier, in: context)
+      value, base: keptBase, steps: steps, reason: reason, superseding: earlier, in: context)
     {
-      work.unsaved = (kept, try? fileSystem.identity(of: kept), value, keptBase, changes)
+      work.unsaved = (kept, try? fileSystem.identity(of: kept), value, keptBase, steps, changes)
     }
   }
 

@@ -151,4 +151,36 @@ struct UnsavedChangeTests {
     #expect(NotesFormat.version(of: stored).version == 2, "the file stays at the newer version")
     #expect(unsavedCopies(in: disk).isEmpty)
   }
+
+  @Test(
+    "An older version's later change undoes its earlier one even where the earlier was merged before its copy went"
+  )
+  func laterChangeAfterTheEarlierWasMergedElsewhere() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
+      .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
+    let older = disk.shared(
+      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("older"), default: [NoteV1]())
+    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    #expect(unsavedCopies(in: disk).count == 1)
+    // Another device's newer app merged that kept change into the file; the copy's removal has
+    // not reached this device yet (a sync engine carries the file and the removal apart).
+    try NotesFormat.encode([
+      Note(id: 1, text: "from the newer app"), Note(id: 2, text: "from the older app"),
+    ]).write(to: file)
+    #expect(unsavedCopies(in: disk).count == 1)
+    // The older app deletes what it added: a change of its own since the copy was made.
+    older.withLock { $0.removeAll { $0.id == 2 } }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    let later = disk.shared(
+      .fileStorage(file, format: NotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("newer, later"), default: [Note]())
+    try await later.load()
+    let notes = try NotesFormat.decode(try Data(contentsOf: file))
+    #expect(notes.texts == [1: "from the newer app"], "the deletion is taken in, not undone")
+    #expect(unsavedCopies(in: disk).isEmpty)
+  }
 }
