@@ -260,43 +260,44 @@ struct UnsavedChange: Codable, Sendable {
       }
     }
 
+    init(text: String?, base64: String?) {
+      self.text = text
+      self.base64 = base64
+    }
+
+    /// The bytes, or `nil` when there are none (or the Base64 is damaged).
+    var bytes: Data? {
+      if let text { return Data(text.utf8) }
+      return base64.flatMap { Data(base64Encoded: $0) }
+    }
+
     var data: Data {
       get throws {
-        if let text { return Data(text.utf8) }
-        if let base64, let data = Data(base64Encoded: base64) { return data }
-        throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no value in a kept step")
+        guard let bytes else {
+          throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no value in a kept step")
+        }
+        return bytes
       }
     }
   }
 
   init(reason: String, change: Data, base: Data?) {
     self.reason = reason
-    if let text = String(data: change, encoding: .utf8) {
-      self.change = text
-    } else {
-      changeBase64 = change.base64EncodedString()
-    }
-    if let base {
-      if let text = String(data: base, encoding: .utf8) {
-        self.base = text
-      } else {
-        baseBase64 = base.base64EncodedString()
-      }
-    }
+    let change = Text(change)
+    (self.change, changeBase64) = (change.text, change.base64)
+    if let base = base.map(Text.init) { (self.base, baseBase64) = (base.text, base.base64) }
   }
 
   var changeData: Data {
     get throws {
-      if let change { return Data(change.utf8) }
-      if let changeBase64, let data = Data(base64Encoded: changeBase64) { return data }
-      throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no change in the kept file")
+      guard let data = Text(text: change, base64: changeBase64).bytes else {
+        throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no change in the kept file")
+      }
+      return data
     }
   }
 
-  var baseData: Data? {
-    if let base { return Data(base.utf8) }
-    return baseBase64.flatMap { Data(base64Encoded: $0) }
-  }
+  var baseData: Data? { Text(text: base, base64: baseBase64).bytes }
 
   static var encoder: JSONEncoder {
     let encoder = JSONEncoder()

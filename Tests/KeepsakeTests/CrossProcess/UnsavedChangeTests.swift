@@ -89,6 +89,15 @@ struct UnsavedChangeTests {
     static let currentVersion = 1
   }
 
+  /// The older app's reference of `file`, which the newer app wrote (one note) and closed.
+  func olderAppOverANewerFile(_ file: URL, on disk: RealDisk) throws -> Shared<[NoteV1]> {
+    try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
+      .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
+    return disk.shared(
+      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("older"), default: [NoteV1]())
+  }
+
   @Test("A process already open merges the change an older version kept, as it appears")
   func openProcessMergesKeptChange() async throws {
     let disk = try RealDisk()
@@ -129,13 +138,9 @@ struct UnsavedChangeTests {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
     // The newer app (format version 2) wrote the file, and ended (one still open would merge
-    // the kept change as it appears: see the test above).
-    try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
-      .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
-    // The older app (version 1) cannot read it, and refuses to save over it.
-    let older = disk.shared(
-      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
-      in: disk.process("older"), default: [NoteV1]())
+    // the kept change as it appears: see the test above). The older app (version 1) cannot read
+    // it, and refuses to save over it.
+    let older = try olderAppOverANewerFile(file, on: disk)
     #expect(older.loadError != nil)
     older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
@@ -158,11 +163,7 @@ struct UnsavedChangeTests {
   func laterChangeAfterTheEarlierWasMergedElsewhere() async throws {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
-    try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
-      .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
-    let older = disk.shared(
-      .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
-      in: disk.process("older"), default: [NoteV1]())
+    let older = try olderAppOverANewerFile(file, on: disk)
     older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     #expect(unsavedCopies(in: disk).count == 1)
