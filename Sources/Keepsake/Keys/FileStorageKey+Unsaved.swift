@@ -24,9 +24,15 @@ extension FileStorageKey {
     in context: StorageContext
   ) throws -> URL {
     try checkPath()
-    var change = UnsavedChange(
-      reason: reason, change: try encode(value), base: try base.map(encode))
-    change.steps = try steps.map { UnsavedChange.Text(try encode($0)) }
+    let changeData = try encode(value)
+    let baseData = try base.map(encode)
+    var change = UnsavedChange(reason: reason, change: changeData, base: baseData)
+    // NB: the steps, oldest first, go before the kept file outgrows what a process reads back:
+    // the change, its base and the steps together no larger than the largest file.
+    var stepData = try steps.map(encode)
+    var total = changeData.count + (baseData?.count ?? 0) + stepData.reduce(0) { $0 + $1.count }
+    while total > maximumFileSize, !stepData.isEmpty { total -= stepData.removeFirst().count }
+    change.steps = stepData.map(UnsavedChange.Text.init)
     let data = try UnsavedChange.encoder.encode(change)
     let fileSystem = context.fileSystem
     let folder = file.deletingLastPathComponent()

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 /// Changes a file cannot take (it cannot be read, or is from a newer version) are kept durably
 /// the moment their save is refused, and merged into the file by the next process that can.
@@ -183,5 +184,33 @@ struct UnsavedChangeTests {
     let notes = try NotesFormat.decode(try Data(contentsOf: file))
     #expect(notes.texts == [1: "from the newer app"], "the deletion is taken in, not undone")
     #expect(unsavedCopies(in: disk).isEmpty)
+  }
+
+  @Test("A kept change holds the earlier values it replaced, the oldest going first past the size")
+  func stepsStayWithinTheLargestFile() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
+      .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
+    let older = disk.shared(
+      .fileStorage(
+        file, format: OldNotesFormat.self, saveInterval: .seconds(60), maximumFileSize: 700),
+      in: disk.process("older"), default: [NoteV1]())
+    for id in 2...6 {
+      older.withLock { $0.append(NoteV1(id: id, body: String(repeating: "x", count: 30))) }
+      await #expect(throws: SharedSaveError.self) { try await older.save() }
+    }
+    let kept = try #require(unsavedCopies(in: disk).first)
+    let change = try JSONDecoder().decode(
+      UnsavedChange.self, from: try Data(contentsOf: disk.file(kept)))
+    let steps = try (change.steps ?? []).map { try OldNotesFormat.decode(try $0.data) }
+    // Four earlier values of one to four notes: not all fit in 700 bytes beside the change and
+    // its base, and the oldest went first.
+    #expect((1..<4).contains(steps.count), "some earlier values, not all: \(steps.map(\.count))")
+    #expect(steps.map(\.count) == Array((5 - steps.count)...4), "the newest ones, oldest first")
+    let total =
+      try [change.changeData, change.baseData ?? Data()].map(\.count).reduce(0, +)
+      + (change.steps ?? []).map { try $0.data.count }.reduce(0, +)
+    #expect(total <= 700)
   }
 }
