@@ -191,7 +191,9 @@ public struct DevicesCampaign: Sendable {
         copiedNotes: DevicesChecker.copiedNotes(in: device.folder))
     }
     let verdict = DevicesChecker(
-      processes: children.map { DevicesChecker.Process(device: $0.device, lines: $0.reader.lines) },
+      processes: children.map {
+        DevicesChecker.Process(device: $0.device, lines: $0.reader.lines, times: $0.reader.times)
+      },
       disks: disks
     ).check()
     let engineCopies = copiesSeen.all
@@ -322,6 +324,8 @@ final class ChildReader: @unchecked Sendable {
   // once (`done` orders them); the lines are behind the mutex.
   private let child: ChildProcess
   private let collected = Mutex<[String]>([])
+  /// When each line arrived, on the campaign's clock.
+  private let arrivals = Mutex<[ContinuousClock.Instant]>([])
   private let done = DispatchSemaphore(value: 0)
   private(set) var ending: ChildProcess.Termination?
   private var finished = false
@@ -329,13 +333,17 @@ final class ChildReader: @unchecked Sendable {
   init(_ child: ChildProcess) {
     self.child = child
     let thread = Thread { [self] in
-      while let line = self.child.readLine() { collected.withLock { $0.append(line) } }
+      while let line = self.child.readLine() {
+        arrivals.withLock { $0.append(.now) }
+        collected.withLock { $0.append(line) }
+      }
       done.signal()
     }
     thread.start()
   }
 
   var lines: [String] { collected.withLock { $0 } }
+  var times: [ContinuousClock.Instant] { arrivals.withLock { $0 } }
 
   /// Waits until the child printed `line`, or `timeout` seconds.
   func waitFor(_ line: String, timeout: Double) -> Bool {

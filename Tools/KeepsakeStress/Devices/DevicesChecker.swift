@@ -21,7 +21,16 @@ struct DevicesChecker {
   struct Process {
     var device: Int
     var lines: [String]
+    /// When each line arrived, if known: a report excuses an item's earlier state only if it
+    /// came after the item's last edit (see ``reportMargin``).
+    var times: [ContinuousClock.Instant] = []
   }
+
+  /// How much earlier than an item's last edit a report naming it may arrive and be about it.
+  ///
+  /// The lines of two processes are read on two threads, which a loaded machine may run seconds
+  /// apart. Reports from a run's first merges, long before, do not excuse a later edit's loss.
+  static let reportMargin: Duration = .seconds(10)
 
   /// What one device's folder holds at the end.
   struct Disk {
@@ -71,6 +80,10 @@ struct DevicesChecker {
     // Notes a process saw in a conflict copy, which the library may have pruned since.
     var copied: Set<String> = []
     var overlapping: Set<String> = []
+    // When each item was last edited, and last named by a report (where the lines' times are
+    // known).
+    var lastEdit: [String: ContinuousClock.Instant] = [:]
+    var lastReport: [String: ContinuousClock.Instant] = [:]
     var reportedSettingsCopies: [Int: Set<String>] = [:]
     for process in processes {
       // Per item of this process: the states its edits made, acknowledged or not.
@@ -78,7 +91,8 @@ struct DevicesChecker {
       var pending: [String: [State]] = [:]
       var notes: [String: [(note: String, acknowledged: Bool)]] = [:]
       var pendingNotes: [String: [String]] = [:]
-      for line in process.lines {
+      for (index, line) in process.lines.enumerated() {
+        let time = index < process.times.count ? process.times[index] : nil
         let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard let kind = words.first else { continue }
         switch kind {
@@ -96,6 +110,7 @@ struct DevicesChecker {
         case "op":
           if let (id, state) = Self.edit(words.dropFirst()) {
             pending[id, default: []].append(state)
+            if let time { lastEdit[id] = max(lastEdit[id] ?? time, time) }
           }
         case "ack", "unacked", "kept":
           let acknowledged = kind != "unacked"
@@ -110,9 +125,13 @@ struct DevicesChecker {
             if words[1] == "items", words[4] != "-" {
               // An item's id, or a field of it (`<id>.note`, from a merge field by field).
               for part in words[4].split(separator: ",").map(String.init) {
-                overlapping.insert(part)
+                var named = [part]
                 for suffix in [".text", ".note"] where part.hasSuffix(suffix) {
-                  overlapping.insert(String(part.dropLast(suffix.count)))
+                  named.append(String(part.dropLast(suffix.count)))
+                }
+                for id in named {
+                  overlapping.insert(id)
+                  if let time { lastReport[id] = max(lastReport[id] ?? time, time) }
                 }
               }
             }
@@ -162,7 +181,9 @@ struct DevicesChecker {
         if expectation.final.contains(state) { continue }
         // An earlier state of the item: a later edit is not in the file. A merge's policy may
         // decide so for a part it reported as changed on both sides; otherwise it is lost.
-        if overlapping.contains(id) && expectation.earlier.contains(state) {
+        if overlapping.contains(id) && expectation.earlier.contains(state)
+          && Self.reportCame(lastReport[id], after: lastEdit[id])
+        {
           decided.insert(id)
         } else {
           lost.insert(id)
@@ -216,6 +237,15 @@ struct DevicesChecker {
     verdict.decidedByPolicy = decided.subtracting(lost).sorted()
     verdict.settingsConflictsReported = reportedSettingsCopies.values.reduce(0) { $0 + $1.count }
     return verdict
+  }
+
+  /// Whether a report that arrived at `report` may be about an edit made at `edit` (either
+  /// unknown: it may).
+  static func reportCame(
+    _ report: ContinuousClock.Instant?, after edit: ContinuousClock.Instant?
+  ) -> Bool {
+    guard let report, let edit else { return true }
+    return report >= edit - reportMargin
   }
 
   /// `add <id> <text>`, `edit <id> <text>`, `delete <id>` as the item and the state they make.
