@@ -195,23 +195,25 @@ extension FileStorageKey {
     // Step by step: each earlier kept value, then the change, merged over what the steps before
     // made, each against the one before it. Where another device merged an earlier step already,
     // that step changes nothing, and what the later ones undid of it (an element deleted) is
-    // still a change.
+    // still a change. NB: a step that does not read (someone edited the kept file) is left
+    // out: the change holds all it held, and merges against the step before, as with no steps.
+    let steps = (kept.steps ?? []).compactMap { $0.bytes.flatMap { try? decode($0) } }
     var merged = theirs
     var conflicts: [String] = []
     var stepBase = base
-    for step in try (kept.steps ?? []).map({ try decode($0.data) }) + [ours] {
+    for step in steps + [ours] {
+      let stepConflicts: [String]
       switch mergeByField(base: stepBase, ours: step, theirs: merged) {
       case .merged(let value, let fieldConflicts, _):
-        merged = value
-        conflicts += fieldConflicts.filter { !conflicts.contains($0) }
+        (merged, stepConflicts) = (value, fieldConflicts)
       case .keepBoth:
         throw keepsChange
       case .notApplicable:
         guard let merge else { throw keepsChange }
         let result = merge.merge(base: stepBase, ours: step, theirs: merged)
-        merged = result.value
-        conflicts += result.conflicts.filter { !conflicts.contains($0) }
+        (merged, stepConflicts) = (result.value, result.conflicts)
       }
+      conflicts += stepConflicts.filter { !conflicts.contains($0) }
       stepBase = step
     }
     // Theirs is kept durably before ours replaces it, when a field changed on both sides.
@@ -275,15 +277,6 @@ struct UnsavedChange: Codable, Sendable {
     var bytes: Data? {
       if let text { return Data(text.utf8) }
       return base64.flatMap { Data(base64Encoded: $0) }
-    }
-
-    var data: Data {
-      get throws {
-        guard let bytes else {
-          throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no value in a kept step")
-        }
-        return bytes
-      }
     }
   }
 

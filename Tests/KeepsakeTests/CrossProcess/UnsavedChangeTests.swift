@@ -203,14 +203,37 @@ struct UnsavedChangeTests {
     let kept = try #require(unsavedCopies(in: disk).first)
     let change = try JSONDecoder().decode(
       UnsavedChange.self, from: try Data(contentsOf: disk.file(kept)))
-    let steps = try (change.steps ?? []).map { try OldNotesFormat.decode(try $0.data) }
+    let steps = try (change.steps ?? []).map { try OldNotesFormat.decode(try #require($0.bytes)) }
     // Four earlier values of one to four notes: not all fit in 700 bytes beside the change and
     // its base, and the oldest went first.
     #expect((1..<4).contains(steps.count), "some earlier values, not all: \(steps.map(\.count))")
     #expect(steps.map(\.count) == Array((5 - steps.count)...4), "the newest ones, oldest first")
     let total =
       try [change.changeData, change.baseData ?? Data()].map(\.count).reduce(0, +)
-      + (change.steps ?? []).map { try $0.data.count }.reduce(0, +)
+      + (change.steps ?? []).map { $0.bytes?.count ?? 0 }.reduce(0, +)
     #expect(total <= 700)
+  }
+
+  @Test("A kept change whose earlier step was damaged by hand still merges, whole")
+  func damagedStepLeftOut() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    let older = try olderAppOverANewerFile(file, on: disk)
+    for id in 2...3 {
+      older.withLock { $0.append(NoteV1(id: id, body: "note \(id)")) }
+      await #expect(throws: SharedSaveError.self) { try await older.save() }
+    }
+    let kept = disk.file(try #require(unsavedCopies(in: disk).first))
+    var change = try JSONDecoder().decode(UnsavedChange.self, from: try Data(contentsOf: kept))
+    #expect(change.steps?.count == 1)
+    change.steps = [UnsavedChange.Text(Data("not a value".utf8))]
+    try UnsavedChange.encoder.encode(change).write(to: kept)
+    let later = disk.shared(
+      .fileStorage(file, format: NotesFormat.self, saveInterval: .seconds(60)),
+      in: disk.process("newer, later"), default: [Note]())
+    try await later.load()
+    let notes = try NotesFormat.decode(try Data(contentsOf: file))
+    #expect(notes.texts == [1: "from the newer app", 2: "note 2", 3: "note 3"])
+    #expect(unsavedCopies(in: disk).isEmpty)
   }
 }
