@@ -54,6 +54,11 @@ extension StorageContext {
     default makeDefault: () -> Key.Value
   ) -> SharedReference<Key.Value>? {
     let persists = key.saveTiming.persists
+    // Another kind of shared storage: the one cast that finds it, for keys that save.
+    if persists, !inMemory, let coordinated = key as? any CoordinatedKey<Key.Value> {
+      return reference(
+        forCoordinated: coordinated, creating: creating, of: type, default: makeDefault)
+    }
     return reference(id: key.id, creating: creating, parks: !persists, of: type) {
       slot, parked in
       if let parked = parked.take() {
@@ -61,27 +66,35 @@ extension StorageContext {
       }
       guard creating else { return nil }
       return type.init(
-        key: key, file: nil, context: self, default: makeDefault, inMemory: inMemory,
+        key: key, shared: nil, context: self, default: makeDefault, inMemory: inMemory,
         parkingIn: persists ? nil : slot)
     }
   }
 
   /// The reference of file key `key`, found or (when `creating`) made, as a `type`.
-  ///
-  /// The file's links are resolved first, so every spelling of one file finds one reference
-  /// (see ``FileStorageKey/id``).
   @usableFromInline
   func reference<Value>(
     forFile key: FileStorageKey<Value>, creating: Bool, of type: SharedReference<Value>.Type,
     default makeDefault: () -> Value
   ) -> SharedReference<Value>? {
+    reference(forCoordinated: key, creating: creating, of: type, default: makeDefault)
+  }
+
+  /// The reference of coordinated key `key`, found or (when `creating`) made, as a `type`.
+  ///
+  /// The key is resolved first, so every spelling of its stored data (a file's links) finds one
+  /// reference (see ``FileStorageKey/id``).
+  private func reference<Value>(
+    forCoordinated key: some CoordinatedKey<Value>, creating: Bool,
+    of type: SharedReference<Value>.Type, default makeDefault: () -> Value
+  ) -> SharedReference<Value>? {
     let key = key.resolved(in: self)
     return reference(id: key.id, creating: creating, parks: false, of: type) { _, _ in
       guard creating else { return nil }
       // NB: the reference's parts made here, so the key is put in an existential once.
-      let file = FileParts.owning(key)
+      let parts = CoordinatedParts.owning(key)
       return type.init(
-        key: file.anyKey, file: file, context: self, default: makeDefault, inMemory: false)
+        key: parts.anyKey, shared: parts, context: self, default: makeDefault, inMemory: false)
     }
   }
 
@@ -125,7 +138,7 @@ extension StorageContext {
     guard let value = parked.value as? Key.Value, let fallback = parked.fallback as? Key.Value
     else { usedWithAnotherType(key.id) }
     return type.init(
-      key: key, file: nil, context: self, default: { fallback }, inMemory: inMemory,
+      key: key, shared: nil, context: self, default: { fallback }, inMemory: inMemory,
       parkingIn: slot,
       revive: { $0 = value })
   }

@@ -214,23 +214,13 @@ extension FileStorageKey {
   }
 }
 
-extension FileStorageKey: SyncReportingKey {
+extension FileStorageKey {
   func reportSyncConflicts(
     fallback: Value, timing: ReportTiming = .live,
     to report: @escaping @Sendable (SharedConflict) -> Void
   ) {
     sync.state.attach(fallback: fallback, timing: timing, report: report)
   }
-}
-
-/// A key that resolves conflicts on its own (a sync engine's copies of its file) and tells its
-/// reference through this channel, so they reach ``Shared/lastConflict``.
-protocol SyncReportingKey<Value>: SharedKey {
-  /// Connects the reference: `fallback` is its default, `report` takes each conflict, spaced
-  /// out on `timing`.
-  func reportSyncConflicts(
-    fallback: Value, timing: ReportTiming,
-    to report: @escaping @Sendable (SharedConflict) -> Void)
 }
 
 /// The markers of Keepsake's own copies, as bytes for ``ConflictCopyName/contains(_:anyOf:)``.

@@ -5,16 +5,30 @@ import Foundation
 /// or wrote (data-safety rule "Processes that share a file lose nothing"; see the Data safety
 /// article).
 ///
-/// The reference's persistence machine drives the protocol (see `PersistenceMachine.swift`); the
-/// key knows its storage: how to lock it, read it, write it and keep a conflict copy.
-protocol CoordinatedKey<Value>: SharedKey {
-  /// The file, for errors and conflict reports.
+/// The persistence protocol of shared storage, the one a new kind of it implements: the
+/// reference's persistence machine drives it (see `PersistenceMachine.swift`), and the key knows
+/// its storage: how to lock it, read it, write it and keep a conflict copy. A reference finds
+/// its key's conformance when it is made (`StorageContext+References.swift`); nothing else in the
+/// reference or the machine names a kind of key. ``FileStorageKey`` is one; the tests' shared
+/// memory key is the smallest.
+protocol CoordinatedKey<Value>: SharedKey, BackgroundLoadingKey {
+  /// Where the stored data is, for errors and conflict reports.
   var url: URL { get }
+
+  /// The key as a reference in `context` uses it: one spelling for every name of its stored
+  /// data (a file's links resolved), so its ``SharedKey/id`` finds one reference.
+  func resolved(in context: StorageContext) -> Self
 
   /// A copy of the key that remembers files on its own: each reference keeps its own copy, so
   /// one key value used in two contexts (a `static let` key and two tests, say) never takes
   /// one context's write for the other's.
   func withOwnState() -> Self
+
+  /// Connects the reference to conflicts the key resolves on its own (a sync engine's copies of
+  /// its file): `fallback` is its default, `report` takes each conflict, spaced out on `timing`.
+  func reportSyncConflicts(
+    fallback: Value, timing: ReportTiming,
+    to report: @escaping @Sendable (SharedConflict) -> Void)
 
   /// How two changes of the value merge, when they can.
   var merge: SharedMerge<Value>? { get }
@@ -52,6 +66,15 @@ protocol CoordinatedKey<Value>: SharedKey {
     _ value: Value, base: Value?, steps: [Value], reason: String, superseding earlier: URL?,
     in context: StorageContext
   ) throws -> URL
+}
+
+extension CoordinatedKey {
+  func resolved(in context: StorageContext) -> Self { self }
+  var loadsInBackground: Bool { false }
+  func reportSyncConflicts(
+    fallback: Value, timing: ReportTiming,
+    to report: @escaping @Sendable (SharedConflict) -> Void
+  ) {}
 }
 
 /// How stored data differs from what a key last read or wrote.

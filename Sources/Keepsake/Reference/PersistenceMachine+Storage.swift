@@ -4,7 +4,7 @@ extension PersistenceMachine {
   /// What the storage behind a reference does, which decides the steps of its jobs.
   ///
   /// The machine knows storage by these traits only, never by the kind of its key: a new kind
-  /// of storage says which it has (see `PersistenceMachine.storage(of:file:)`).
+  /// of storage says which it has (see `PersistenceMachine.storage(of:shared:)`).
   struct Storage: Sendable, Equatable {
     /// Whether other writers share the stored data.
     ///
@@ -39,9 +39,9 @@ extension PersistenceMachine {
 
   /// What the storage of `key` does: the one place a key's type decides the machine's steps.
   static func storage<Value: Sendable>(
-    of key: any SharedKey<Value>, file: FileParts<Value>?
+    of key: any SharedKey<Value>, shared: CoordinatedParts<Value>?
   ) -> Storage {
-    if file != nil { return .sharedFile }
+    if shared != nil { return .sharedFile }
     // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
     if key is AppStorageKey<Value> { return .backgroundStore }
     if case .immediate = key.saveTiming { return .ownKey(inline: true) }

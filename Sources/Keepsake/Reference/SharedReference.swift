@@ -18,10 +18,10 @@ import Synchronization
 @usableFromInline
 final class SharedReference<Value: Sendable>: AnySharedReference {
   let key: any SharedKey<Value>
-  /// The key's file, if it is a file key.
-  private let file: FileParts<Value>?
-  /// The key as a file whose other writers must be coordinated with, if it is one.
-  var coordinated: (any CoordinatedKey<Value>)? { file?.key }
+  /// The parts of a key whose stored data other writers share (a file), if it is one.
+  private let shared: CoordinatedParts<Value>?
+  /// The key as storage whose other writers must be coordinated with, if it is one.
+  var coordinated: (any CoordinatedKey<Value>)? { shared?.key }
   @usableFromInline let context: StorageContext
   /// The key path Observation knows the value by (`ReferenceObservation.valuePath`), which lives
   /// as long as the process.
@@ -51,11 +51,11 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   @exclusivity(unchecked) nonisolated(unsafe) var savedGeneration: UInt64 = 0
   /// What this reference last read or wrote, the base of a three-way merge; kept only for keys
   /// that merge.
-  // NB: guarded by the `storage` lock, like `generation`; kept by the file's parts, so other
-  // keys never store an optional of the value (a metadata lookup on every creation).
+  // NB: guarded by the `storage` lock, like `generation`; kept by the coordinated parts, so
+  // other keys never store an optional of the value (a metadata lookup on every creation).
   var base: Value? {
-    get { file?.base }
-    set { file?.base = newValue }
+    get { shared?.base }
+    set { shared?.base = newValue }
   }
   /// Every decision of the persistence (see `PersistenceMachine`), under its own lock, and what
   /// runs them: made with the reference, except for an in-memory key's, made when first used
@@ -123,23 +123,23 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// hoists to the start, so an in-memory key paid for a file key's (measured).
   ///
   /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
-  /// reference, and `file` holds the parts of a file key (`given` is then its key): the caller
-  /// knows both, often at compile time (a cast here cost about 960 instructions for the first,
-  /// 1,900 for the second). A reference of a key that does not persist parks its value in `slot`
+  /// reference, and `shared` holds the parts of a coordinated key (`given` is then its key): the
+  /// caller knows both, often at compile time (a cast here cost about 960 instructions for the
+  /// first, 1,900 for the second). A reference of a key that does not persist parks its value in `slot`
   /// when it dies; `revive` sets the value a previous one parked.
   init(
-    key given: any SharedKey<Value>, file: FileParts<Value>?, context: StorageContext,
+    key given: any SharedKey<Value>, shared: CoordinatedParts<Value>?, context: StorageContext,
     default makeDefault: () -> Value, inMemory: Bool, parkingIn slot: ReferenceSlot? = nil,
     revive: ((inout Value) -> Void)? = nil
   ) {
     let persists = given.saveTiming.persists
     self.key = given
-    self.file = file
+    self.shared = shared
     self.context = context
     self.persists = persists
     let loadsLater: Bool
-    if let file {
-      loadsLater = file.loadsInBackground
+    if let shared {
+      loadsLater = shared.loadsInBackground
     } else if inMemory {
       loadsLater = false
     } else {
@@ -155,30 +155,30 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     // stores nothing but this reference.
     let loadError =
       loadsLater || inMemory || revive != nil
-      ? nil : Self.load(given, file: file, into: &value, in: context)
+      ? nil : Self.load(given, shared: shared, into: &value, in: context)
     self.storage = Mutex(value)
-    file?.keepBase(value)
+    shared?.keepBase(value)
     // NB: an in-memory key's machine is made when first used (see `machine`), and it has
     // nothing to watch.
     guard !inMemory else { return }
     _ = madePersistence.storeIfNil(
       PersistenceParts(
         PersistenceMachine(
-          storage: PersistenceMachine.storage(of: given, file: file),
+          storage: PersistenceMachine.storage(of: given, shared: shared),
           interval: given.saveTiming.interval, lockTimeout: FileLock.defaultTimeout,
           loadError: loadError, isLoading: loadsLater),
         lane: persists ? context.scheduler.makeLane(for: given.id) : nil))
     watch(fallback: fallback, loadsLater: loadsLater)
   }
 
-  /// Reads the stored value of `given` (of `file`'s key, for a file) into `value`; the error,
-  /// if it cannot.
+  /// Reads the stored value of `given` (of `shared`'s key, for a coordinated key) into `value`;
+  /// the error, if it cannot.
   @inline(never)
   private static func load(
-    _ given: any SharedKey<Value>, file: FileParts<Value>?, into value: inout Value,
+    _ given: any SharedKey<Value>, shared: CoordinatedParts<Value>?, into value: inout Value,
     in context: StorageContext
   ) -> SharedLoadError? {
-    let key = file?.anyKey ?? given
+    let key = shared?.anyKey ?? given
     do {
       if let stored = try key.load(in: context) { value = stored }
       return nil
@@ -197,7 +197,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     let timing = ReportTiming(
       now: { scheduler.now() },
       after: { [weak self] delay, work in self?.lane.after(delay, work) })
-    file?.key.reportSyncConflicts(fallback: fallback, timing: timing) { [weak self] conflict in
+    shared?.key.reportSyncConflicts(fallback: fallback, timing: timing) { [weak self] conflict in
       self?.send(
         .conflictReported(
           conflict.resolution, otherDevice: conflict.otherDevice,
@@ -209,7 +209,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     self.subscription.withLock { $0 = subscription }
     // NB: a file read in the background is read as an outside change; a reader key's first load
     // arrives through its subscription.
-    if loadsLater && file != nil { outsideChange() }
+    if loadsLater && shared != nil { outsideChange() }
     if persists { ExitFlush.watch(context) }
   }
 
@@ -262,7 +262,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     storage.withLock { stored in
       stored = value
       savedGeneration = generation
-      if file?.merges == true { base = value }
+      if shared?.merges == true { base = value }
     }
     observation.didSetValue(valueKeyPath)
     if hasChangeListeners.load(ordering: .relaxed) { tellChangeListeners() }
@@ -312,15 +312,15 @@ final class PersistenceParts: Sendable {
   }
 }
 
-/// A file key's own parts, for its reference.
+/// A coordinated key's own parts, for its reference.
 ///
-/// NB: a class, so a reference of another key stores `nil` without a metadata lookup of the
-/// file key's type (see `SharedReference.init`).
-final class FileParts<Value: Sendable>: Sendable {
-  /// The key, with state of its own (see `FileStorageKey.withOwnState()`).
-  let key: FileStorageKey<Value>
+/// NB: a class, so a reference of another key stores `nil` without a metadata lookup of a
+/// coordinated key's type (see `SharedReference.init`).
+final class CoordinatedParts<Value: Sendable>: Sendable {
+  /// The key, with state of its own (see ``CoordinatedKey/withOwnState()``).
+  let key: any CoordinatedKey<Value>
   /// The same key, as the reference stores it (made here, so the reference's creation never
-  /// names the file key's type).
+  /// names the key's type).
   let anyKey: any SharedKey<Value>
   let loadsInBackground: Bool
   /// Whether the value merges three ways, so the reference keeps the base of a merge.
@@ -329,8 +329,10 @@ final class FileParts<Value: Sendable>: Sendable {
   // NB: guarded by the reference's `storage` lock.
   nonisolated(unsafe) var base: Value?
 
-  private init(_ key: FileStorageKey<Value>) {
+  private init(_ key: some CoordinatedKey<Value>) {
+    let key: any CoordinatedKey<Value> = key
     self.key = key
+    // NB: from the existential, so both share its box.
     self.anyKey = key
     self.loadsInBackground = key.loadsInBackground
     self.merges = key.merge != nil
@@ -347,8 +349,8 @@ final class FileParts<Value: Sendable>: Sendable {
 
   /// The parts of a new reference of `key`, with state of its own.
   @inline(never)
-  static func owning(_ key: FileStorageKey<Value>) -> FileParts {
-    FileParts(key.withOwnState())
+  static func owning(_ key: some CoordinatedKey<Value>) -> CoordinatedParts {
+    CoordinatedParts(key.withOwnState())
   }
 }
 

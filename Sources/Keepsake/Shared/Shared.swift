@@ -140,7 +140,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   public init(value: Value) {
     self.init(
       reference: SharedReference(
-        key: UnkeyedValue<Value>(), file: nil, context: StorageContext.current,
+        key: UnkeyedValue<Value>(), shared: nil, context: StorageContext.current,
         default: { value }, inMemory: false))
   }
 
