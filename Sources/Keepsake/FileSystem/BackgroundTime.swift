@@ -34,10 +34,10 @@ package struct BackgroundTime: Sendable {
     }
 
     /// Whether the system said the time is up.
-    package var isExpired: Bool { expiredFlag.load(ordering: .acquiring) }
+    var isExpired: Bool { expiredFlag.load(ordering: .acquiring) }
 
     /// Records that the system said the time is up.
-    package func expire() { expiredFlag.store(true, ordering: .releasing) }
+    func expire() { expiredFlag.store(true, ordering: .releasing) }
 
     /// Ends the span; ending it again does nothing.
     package func end() {

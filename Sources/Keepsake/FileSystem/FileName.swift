@@ -12,13 +12,13 @@ import Foundation
 package enum FileName {
   /// `path` as a file system that ignores case and Unicode normalization (APFS's default) sees
   /// it: two spellings of one name give one folded path.
-  package static func folded(_ path: String) -> String {
+  static func folded(_ path: String) -> String {
     path.precomposedStringWithCanonicalMapping.folding(
       options: [.caseInsensitive, .widthInsensitive], locale: nil)
   }
 
   /// The length of what ``fitting(_:within:)`` puts after the start of a shortened name.
-  package static let digestLength = 17
+  static let digestLength = 17
 
   /// `name` when it is at most `budget` bytes long in UTF-8, else a shortened stand-in of at most
   /// `budget` bytes.
@@ -29,7 +29,7 @@ package enum FileName {
   }
 
   /// Whether `name` has the shape ``fitting(_:within:)`` gives a shortened name.
-  package static func looksShortened(_ name: Substring) -> Bool {
+  static func looksShortened(_ name: Substring) -> Bool {
     let bytes = Array(name.utf8)
     guard bytes.count >= digestLength, bytes[bytes.count - digestLength] == UInt8(ascii: "~")
     else { return false }

@@ -314,7 +314,7 @@ package struct FileIdentity: Hashable, Sendable {
   /// File systems that keep no finer times (FAT, HFS+, ext3 with small inodes, many network
   /// shares) give an edit within the same second the same identity: only the bytes tell. A
   /// change time of 0 is unknown (file system doubles): nothing is assumed.
-  package var hasWholeSecondTimes: Bool {
+  var hasWholeSecondTimes: Bool {
     changed != 0 && modified % 1_000_000_000 == 0 && changed % 1_000_000_000 == 0
   }
 }

@@ -20,13 +20,13 @@
   /// A key whose file's name is longer is refused when it is created
   /// (``FileSystemError/Reason/nameTooLong(name:length:limit:)``); the names Keepsake makes
   /// beside a file are shortened to fit (see `FileName`).
-  package static let maximumNameLength = 255
+  static let maximumNameLength = 255
 
   /// The longest path the system calls accept, in bytes, terminator excluded (`PATH_MAX - 1`).
   #if canImport(Darwin)
-    package static let maximumPathLength = 1023
+    static let maximumPathLength = 1023
   #else
-    package static let maximumPathLength = 4095
+    static let maximumPathLength = 4095
   #endif
 
   /// Why `path` is over these limits: its first name longer than ``maximumNameLength``, else

@@ -28,7 +28,7 @@ package enum NotDownloaded {
   }
 
   /// `SF_DATALESS`, the `st_flags` bit of a file whose bytes are not on this device.
-  package static let datalessFlag: UInt32 = 0x4000_0000
+  static let datalessFlag: UInt32 = 0x4000_0000
 
   /// Whether a file's `st_flags` say its bytes are not on this device.
   package static func isDataless(flags: UInt32) -> Bool { flags & datalessFlag != 0 }
@@ -45,7 +45,7 @@ extension FileSystem {
   /// when there is none (there is no file yet).
   ///
   /// NB: one `stat` of the placeholder, made only when the file is missing.
-  package func refuseIfNotDownloaded(path: String) throws {
+  func refuseIfNotDownloaded(path: String) throws {
     let placeholder = URL(
       fileURLWithPath: NotDownloaded.placeholderPath(for: path), isDirectory: false)
     guard (try? identity(of: placeholder)) != nil else { return }

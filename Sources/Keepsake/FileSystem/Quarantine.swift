@@ -29,7 +29,7 @@ package enum Quarantine {
 
   /// How many conflict copies of one file are kept: when another one is made, the oldest copy
   /// and the newest ones stay, and those in between are removed (and the app told).
-  package static let conflictCopyLimit = 10
+  static let conflictCopyLimit = 10
 
   private static let markers = [marker, conflictMarker, keptMarker, unsavedMarker]
   private static let markerBytes = markers.map { Array($0.utf8) }
@@ -45,7 +45,7 @@ package enum Quarantine {
     /// ``Quarantine/marker``, ``Quarantine/conflictMarker`` or ``Quarantine/keptMarker``.
     package var marker: String
     /// The UTC time, to the second: `20261129T210300Z`.
-    package var stamp: String
+    var stamp: String
     /// 1 for the first copy of its second, then 2, 3, ....
     package var counter: Int
     /// The original's extension, or an empty string.

@@ -72,7 +72,7 @@ package final class SystemCalls: Sendable {
   /// Linux and macOS, so a save asks nothing there.
   package let protectionClasses: ProtectionClassCalls?
   /// The time asked of the system while a lock is held (see ``BackgroundTime``).
-  package let backgroundTime: BackgroundTime
+  let backgroundTime: BackgroundTime
 
   /// A set of calls; ``live`` is the real one.
   ///
@@ -170,10 +170,10 @@ private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, o
 //
 // NB: Apple's extended-attribute calls take a position (for resource forks) and options (0:
 // links followed, compressed files' own attributes hidden); the rest is the same.
-package func systemFchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 {
+func systemFchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 {
   fchown(fd, owner, group)
 }
-package func systemExchange(_ first: String, _ second: String) -> Int32 {
+func systemExchange(_ first: String, _ second: String) -> Int32 {
   #if canImport(Darwin)
     return renamex_np(first, second, UInt32(RENAME_SWAP))
   #elseif os(Linux)
@@ -206,7 +206,7 @@ package func systemExchange(_ first: String, _ second: String) -> Int32 {
   }
 #endif
 
-package func systemListAttributes(
+func systemListAttributes(
   _ path: String, _ buffer: UnsafeMutableRawBufferPointer
 ) -> Int {
   let names = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
@@ -293,7 +293,7 @@ package struct ProtectionClassCalls: Sendable {
 
   /// Data Protection's class C (`NSFileProtectionCompleteUntilFirstUserAuthentication`): the
   /// file can be read and written once the device was unlocked after it started.
-  package static let writableAfterFirstUnlock: Int32 = 3
+  static let writableAfterFirstUnlock: Int32 = 3
 
   /// The real calls where files have a class, else `nil`.
   ///

@@ -55,7 +55,7 @@ package final class TestDetector: Sendable {
   ///
   /// NB: a `Bool` of its own, so the check every key's creation makes in an app is one load and
   /// one comparison, with no reference to the detector to retain.
-  package static let isLiveProcess = process.runContext == .live
+  static let isLiveProcess = process.runContext == .live
 
   private enum Mode: Sendable {
     case live
@@ -116,7 +116,7 @@ package final class TestDetector: Sendable {
   }
 
   /// The storage keys use when no scope sets one in a test process or a preview; `nil` in an app.
-  package func isolatedContext() -> StorageContext? {
+  func isolatedContext() -> StorageContext? {
     switch mode {
     case .live: nil
     case .test(let unattributed): currentTestContext(unattributed: unattributed)
@@ -192,7 +192,7 @@ package final class TestDetector: Sendable {
 
   /// The running Swift Testing test and test case, as a string, or `nil` outside one (or before
   /// Testing is loaded).
-  package func currentSwiftTestingIdentity() -> String? {
+  func currentSwiftTestingIdentity() -> String? {
     guard let getters = swiftTesting.value,
       let testType = _typeByName("7Testing4TestV"),
       let test = Self.callOptionalGetter(getters.test, returning: testType)
@@ -249,7 +249,7 @@ package final class TestDetector: Sendable {
   /// Swift Testing's `Test.current` getter.
   package static let testCurrentSymbol = "$s7Testing4TestV7currentACSgvgZ"
   /// Swift Testing's `Test.Case.current` getter.
-  package static let testCaseCurrentSymbol = "$s7Testing4TestV4CaseV7currentAESgvgZ"
+  static let testCaseCurrentSymbol = "$s7Testing4TestV4CaseV7currentAESgvgZ"
 
   private struct SwiftTestingGetters: Sendable {
     let test: SymbolAddress

@@ -25,7 +25,7 @@ extension FileStorageKey {
   }
 
   /// The same key with other sync settings: for tests and tools.
-  package func syncOptions(_ options: SyncOptions) -> FileStorageKey {
+  func syncOptions(_ options: SyncOptions) -> FileStorageKey {
     var copy = self
     copy.sync.options = options
     return copy
@@ -206,7 +206,7 @@ extension FileStorageKey {
   ///
   /// - Returns: The names of the copies merged (or found already in the file) and removed.
   @discardableResult
-  package func mergeConflictCopies(in context: StorageContext) -> [String] {
+  func mergeConflictCopies(in context: StorageContext) -> [String] {
     let target = syncTarget
     _ = sync.state.isSynced(target, in: context, data: nil)
     return SyncResolver(target: target, context: context, state: sync.state)

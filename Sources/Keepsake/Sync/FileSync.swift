@@ -27,10 +27,10 @@ struct FileSync<Value: Sendable>: Sendable {
 package struct SyncOptions: Sendable, Equatable {
   /// How long a device that lacks the merge base waits for a device that has it to merge a
   /// copy, before it merges against an older common version or the key's default itself.
-  package var baseWait: Duration = .seconds(20)
+  var baseWait: Duration = .seconds(20)
   /// Where this device keeps its versions; `nil` for the platform's state folder (see
   /// `BaseStore`).
-  package var stateFolder: URL?
+  var stateFolder: URL?
 
   /// The defaults.
   package init() {}
