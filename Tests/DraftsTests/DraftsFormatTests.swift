@@ -1,8 +1,9 @@
 import DraftsFeature
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 @Suite("Drafts format history")
 struct DraftsFormatTests {

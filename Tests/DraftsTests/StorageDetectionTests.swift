@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 /// How a plain program (no test library loaded) decides where its storage is, checked with the
 /// real `drafts` program in a child process with a temporary home.

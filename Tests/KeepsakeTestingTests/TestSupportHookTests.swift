@@ -1,7 +1,8 @@
-@_spi(Testing) import Keepsake
 @_spi(Testing) import KeepsakeStore
 import KeepsakeTesting
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 /// KeepsakeTesting plugs into the library through `TestSupportHook`'s conformances, which the
 /// runtime finds only when KeepsakeTesting is linked: losing one would silently switch off XCTest

@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// `.appStorage` keeps the same promises as files: an acknowledged save is on disk, a failed
 /// write is visible, and a preference removed from outside is noticed (data-safety rules "An

@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 @Suite("App storage")
 struct AppStorageKeyTests {

@@ -1,8 +1,9 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 /// An iCloud Drive file not downloaded yet is "not available yet", never "no file".
 ///

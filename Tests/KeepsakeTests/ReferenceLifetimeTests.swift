@@ -1,8 +1,9 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 /// Thousands of keys: a reference lives while something holds it, is forgotten afterwards,
 /// and first loads never run under a lock other keys need.

@@ -1,8 +1,9 @@
 import Foundation
-import Keepsake
 import Observation
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 @Suite("Shared")
 struct SharedTests {

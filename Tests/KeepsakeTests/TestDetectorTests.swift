@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import Synchronization
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 /// How the kind of process is decided, and how a test process finds its test support even when
 /// it arrives after the first keys (a hosted test run: the host app starts before the test bundle

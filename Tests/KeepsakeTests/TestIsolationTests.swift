@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// Lets two parallel tests wait until both have written, so each checks its values while the
 /// other's are in place.

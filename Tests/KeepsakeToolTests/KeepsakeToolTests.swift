@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
 
+@_spi(Testing) @testable import Keepsake
 @testable import keepsake
 
 @Suite("keepsake tool")

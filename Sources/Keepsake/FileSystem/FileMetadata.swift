@@ -41,7 +41,7 @@ package enum FileMetadata {
   /// the quarantine, where it came from) are a few hundred bytes; a larger one is a resource
   /// fork, which a file Keepsake writes has no use for, and reading it on every save would cost
   /// more than the save.
-  package static let maximumAttributeSize = 64 * 1024
+  static let maximumAttributeSize = 64 * 1024
 
   /// The bytes read for an attribute's names or value before its size is asked: most fit.
   private static let firstReadSize = 4096
@@ -51,7 +51,7 @@ package enum FileMetadata {
   ///
   /// - Throws: ``FileSystemError`` (naming `path`) only when the file has a Data Protection
   ///   class that the temporary file cannot take.
-  package static func carryOver(
+  static func carryOver(
     from path: String, info: stat, to fd: Int32, calls: SystemCalls,
     maximumAttributeSize: Int = maximumAttributeSize
   ) throws {
@@ -97,7 +97,7 @@ package enum FileMetadata {
   /// `system.` ACLs, which the permissions stand for), and Apple's protected
   /// `com.apple.system.` attributes, which no app can set. Everything else, the user's and the
   /// system's document attributes alike, is carried over.
-  package static func carriesOver(_ name: String) -> Bool {
+  static func carriesOver(_ name: String) -> Bool {
     !(name.hasPrefix("security.") || name.hasPrefix("trusted.") || name.hasPrefix("system.")
       || name.hasPrefix("com.apple.system."))
   }

@@ -22,7 +22,7 @@ package enum FileName {
 
   /// `name` when it is at most `budget` bytes long in UTF-8, else a shortened stand-in of at most
   /// `budget` bytes.
-  package static func fitting(_ name: String, within budget: Int) -> String {
+  static func fitting(_ name: String, within budget: Int) -> String {
     let length = name.utf8.count
     guard length > budget else { return name }
     return prefix(of: name, bytes: max(0, budget - digestLength)) + "~" + digest(name)

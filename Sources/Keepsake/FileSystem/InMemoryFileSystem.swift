@@ -82,7 +82,7 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// How many watches are live on this disk: for tests of reference lifetime.
-  package var watcherCount: Int {
+  var watcherCount: Int {
     state.withLock { $0.watchers.count + $0.entryWatchers.count }
   }
 
@@ -258,7 +258,7 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// Whether the lock of the file at `url` is held now, by any context on this disk.
-  package func isLocked(_ url: URL) -> Bool {
+  func isLocked(_ url: URL) -> Bool {
     locks.isHeld(key(FileLock.lockFileURL(for: url)))
   }
 

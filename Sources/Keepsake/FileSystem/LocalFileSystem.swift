@@ -133,7 +133,7 @@ package struct LocalFileSystem: FileSystem {
   /// reads ignore it, and clearing it first cost two system calls per read. A file
   /// system that answers `EAGAIN` anyway has it cleared (`clearedNonBlocking`) and the read
   /// retried, once; `read` is the system's, or a test's.
-  package static func readSome(
+  static func readSome(
     _ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int,
     _ clearedNonBlocking: inout Bool,
     read: (Int32, UnsafeMutableRawPointer, Int) -> Int = { fd, buffer, count in

@@ -18,10 +18,10 @@ import Foundation
 package enum NotDownloaded {
   /// The name of the placeholder iCloud Drive puts beside a file called `name` that it has not
   /// downloaded.
-  package static func placeholderName(for name: String) -> String { ".\(name).icloud" }
+  static func placeholderName(for name: String) -> String { ".\(name).icloud" }
 
   /// The path of the placeholder of the file at `path`.
-  package static func placeholderPath(for path: String) -> String {
+  static func placeholderPath(for path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return placeholderName(for: path) }
     let name = path[path.index(after: slash)...]
     return String(path[...slash]) + placeholderName(for: String(name))
@@ -31,7 +31,7 @@ package enum NotDownloaded {
   static let datalessFlag: UInt32 = 0x4000_0000
 
   /// Whether a file's `st_flags` say its bytes are not on this device.
-  package static func isDataless(flags: UInt32) -> Bool { flags & datalessFlag != 0 }
+  static func isDataless(flags: UInt32) -> Bool { flags & datalessFlag != 0 }
 
   /// The error for the file at `path`.
   package static func error(_ path: String) -> FileSystemError {

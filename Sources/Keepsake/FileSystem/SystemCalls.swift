@@ -217,7 +217,7 @@ func systemListAttributes(
     return call(path, names, buffer.count)
   #endif
 }
-package func systemGetAttribute(
+func systemGetAttribute(
   _ path: String, _ name: String, _ buffer: UnsafeMutableRawBufferPointer
 ) -> Int {
   #if canImport(Darwin)
@@ -227,7 +227,7 @@ package func systemGetAttribute(
     return call(path, name, buffer.baseAddress, buffer.count)
   #endif
 }
-package func systemSetAttribute(
+func systemSetAttribute(
   _ fd: Int32, _ name: String, _ bytes: UnsafeRawBufferPointer
 ) -> Int32 {
   #if canImport(Darwin)

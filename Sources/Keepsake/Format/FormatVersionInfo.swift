@@ -35,7 +35,7 @@ package struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// Whether a read would migrate the content (and the next save would rewrite it as current).
-  package var needsMigration: Bool {
+  var needsMigration: Bool {
     guard problem == nil, let version else { return false }
     return version < currentVersion
   }

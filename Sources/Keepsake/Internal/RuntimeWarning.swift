@@ -27,7 +27,7 @@ package enum RuntimeWarning {
   }
 
   /// Runs `body` and returns it with the warnings emitted in its task meanwhile.
-  package static func collecting<R>(_ body: () throws -> R) rethrows -> (R, [String]) {
+  static func collecting<R>(_ body: () throws -> R) rethrows -> (R, [String]) {
     let warnings = Mutex<[String]>([])
     let listen: @Sendable (String) -> Void = { message in warnings.withLock { $0.append(message) } }
     let result = try $listener.withValue(listen, operation: body)

@@ -78,7 +78,7 @@ package struct SHA256: Sendable {
   }
 
   /// The 32-byte digest of everything added so far.
-  package func finalize() -> [UInt8] {
+  func finalize() -> [UInt8] {
     var copy = self
     let bitCount = byteCount &* 8
     var tail = pending + [0x80]

@@ -49,7 +49,7 @@ package final class TestDetector: Sendable {
   package static var runContext: RunContext { process.runContext }
 
   /// Whether the process runs tests (an Xcode preview does not: see ``RunContext``).
-  package static var isRunningTests: Bool { process.runContext == .test }
+  static var isRunningTests: Bool { process.runContext == .test }
 
   /// Whether this process is an app (neither tests nor a preview), decided at first use.
   ///
@@ -160,7 +160,7 @@ package final class TestDetector: Sendable {
   }
 
   /// Whether a process with these signals gets isolated storage (a test or a preview).
-  package static func detect(
+  static func detect(
     environment: [String: String], processName: String, librariesLoaded: Bool
   ) -> Bool {
     runContext(
@@ -247,7 +247,7 @@ package final class TestDetector: Sendable {
   // MARK: - Probes
 
   /// Swift Testing's `Test.current` getter.
-  package static let testCurrentSymbol = "$s7Testing4TestV7currentACSgvgZ"
+  static let testCurrentSymbol = "$s7Testing4TestV7currentACSgvgZ"
   /// Swift Testing's `Test.Case.current` getter.
   static let testCaseCurrentSymbol = "$s7Testing4TestV4CaseV7currentAESgvgZ"
 
@@ -271,13 +271,13 @@ package final class TestDetector: Sendable {
   /// of hosted-style startup.
   package struct Probes: Sendable {
     /// Looks up an exported symbol in the loaded code.
-    package var symbol: @Sendable (String) -> SymbolAddress?
+    var symbol: @Sendable (String) -> SymbolAddress?
     /// Whether XCTest is loaded.
-    package var xcTestLoaded: @Sendable () -> Bool
+    var xcTestLoaded: @Sendable () -> Bool
     /// `KeepsakeTesting`'s XCTest support, when it is loaded.
-    package var xcTestStorageSupport: @Sendable () -> (any XCTestStorageSupport.Type)?
+    var xcTestStorageSupport: @Sendable () -> (any XCTestStorageSupport.Type)?
     /// The context of the running XCTest case, from the installed support.
-    package var xcTestContext: @Sendable () -> StorageContext?
+    var xcTestContext: @Sendable () -> StorageContext?
     /// A number that changes when the process loads code; `nil` where the platform does not
     /// tell, which retries a failed lookup every time.
     package var loadedCodeGeneration: @Sendable () -> UInt64?

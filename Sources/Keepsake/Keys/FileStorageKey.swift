@@ -52,7 +52,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// get a clear error at once"; see the Data safety article).
   package var maximumFileSize: Int { settings.maximumFileSize }
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
-  package var loadsInBackground: Bool { settings.loadsInBackground }
+  var loadsInBackground: Bool { settings.loadsInBackground }
   /// How a pending change merges with another process's change of the file, if it can.
   var merge: SharedMerge<Value>? { settings.merge }
   /// Whether a merge is made on the stored JSON, field by field.

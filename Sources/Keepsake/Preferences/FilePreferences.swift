@@ -75,7 +75,7 @@ package final class FilePreferences: PreferencesStore {
 
   /// The file of a suite in the per-user configuration folder:
   /// `$XDG_CONFIG_HOME/keepsake/<suite>.json`, else `~/.config/keepsake/<suite>.json`.
-  package static func defaultURL(suiteName: String?) -> URL {
+  static func defaultURL(suiteName: String?) -> URL {
     let environment = ProcessInfo.processInfo.environment
     let base = UserFolders.configuration(environment: environment)
     let suite = suiteName ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName

@@ -21,7 +21,7 @@ package final class InMemoryPreferences: PreferencesStore {
   }
 
   /// Sets a value as another process would, notifying observers of `key`.
-  package func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
+  func setFromOutside(_ value: PreferenceValue?, forKey key: String) {
     let callbacks = state.withLock { state in
       state.values[key] = value
       return state.observers.callbacks { $0 == key }

@@ -1,6 +1,7 @@
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 @Suite("SHA-256")
 struct SHA256Tests {

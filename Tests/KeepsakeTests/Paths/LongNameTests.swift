@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// Names up to the file system's limit of 255 bytes, on the real disk: the file, its lock, its
 /// temporary files and its copies all fit, and a longer name is refused when the key is made.

@@ -1,8 +1,9 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 /// Read-only keys that load asynchronously, and file keys that load off the caller's thread.
 @Suite("Asynchronous loading")

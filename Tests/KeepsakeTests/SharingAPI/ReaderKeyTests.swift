@@ -1,9 +1,10 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Observation
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 /// Reader keys loaded again, required, rebound to, and saying they are loading: what
 /// swift-sharing's `SharedReader` does with a key that loads asynchronously.

@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 /// A second `UserDefaults` object for a suite already in use is reported, as swift-sharing
 /// reports it: two objects of one suite do not see each other's changes, and keys named by them

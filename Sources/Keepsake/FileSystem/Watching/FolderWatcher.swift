@@ -63,7 +63,7 @@ package final class FolderWatcher: Sendable {
   #if os(Linux) || os(Android)
     /// Whether the inotify reader thread has closed its descriptors and ended (for tests: a
     /// watcher that goes away must not leave either behind).
-    package var readerStopped: @Sendable () -> Bool {
+    var readerStopped: @Sendable () -> Bool {
       let flag = state.withLock { ($0.backend as? InotifyWatcher)?.readerStopped }
       return { flag?.isSet.load(ordering: .acquiring) ?? true }
     }
@@ -76,14 +76,14 @@ package final class FolderWatcher: Sendable {
   package static var watchedFolderCount: Int { shared.watchedFolderCount }
 
   /// How many live subscriptions the process's watcher has.
-  package static var subscriberCount: Int { shared.subscriberCount }
+  static var subscriberCount: Int { shared.subscriberCount }
 
   // MARK: - One watcher
 
   /// Calls `onChange` when the file at `url` may have been changed by someone else.
   ///
   /// `url` is an absolute path with its links resolved, as keys resolve their file once.
-  package func subscribe(
+  func subscribe(
     _ url: URL, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
     subscribe(path: url.path, onChange: onChange)
@@ -93,7 +93,7 @@ package final class FolderWatcher: Sendable {
   ///
   /// NB: the path as a string, split once: URL's path operations cost more than the rest of a
   /// subscription (measured on Linux).
-  package func subscribe(
+  func subscribe(
     path: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
     add(WatchRoute(subscriber: WatchSubscriber(onChange), path: path))
@@ -104,7 +104,7 @@ package final class FolderWatcher: Sendable {
   /// accepts, `onChange` for the file's own.
   ///
   /// NB: one route where a file key made two (a tenth of its creation).
-  package func subscribe(
+  func subscribe(
     path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
@@ -132,7 +132,7 @@ package final class FolderWatcher: Sendable {
   ///
   /// `matching` runs on this watcher's queue, under its lock, for every name an event of the
   /// folder carries: it must be quick.
-  package func subscribe(
+  func subscribe(
     entriesOf folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
@@ -140,7 +140,7 @@ package final class FolderWatcher: Sendable {
   }
 
   /// ``subscribe(entriesOf:matching:onChange:)`` of the folder at `path`.
-  package func subscribe(
+  func subscribe(
     entriesAt path: String, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
@@ -164,13 +164,13 @@ package final class FolderWatcher: Sendable {
 
   /// The folders this watcher watches: files' folders and the ancestors missing ones are awaited
   /// in.
-  package var watchedFolders: Set<String> { state.withLock { Set($0.folders.keys) } }
+  var watchedFolders: Set<String> { state.withLock { Set($0.folders.keys) } }
 
   /// How many folders this watcher watches.
   package var watchedFolderCount: Int { state.withLock { $0.folders.count } }
 
   /// How many live subscriptions this watcher has.
-  package var subscriberCount: Int { state.withLock { $0.routes.count } }
+  var subscriberCount: Int { state.withLock { $0.routes.count } }
 
   private func cancel(_ id: Int) {
     let due = state.withLock { state in
