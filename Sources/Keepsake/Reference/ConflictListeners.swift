@@ -1,39 +1,28 @@
-import Synchronization
+/// The streams of a reference's conflict reports (``Shared/conflicts``), guarded by the lock of
+/// its persistence parts: each report reaches every stream open when it was made, in order.
+struct ConflictListeners: ~Copyable {
+  private var next: UInt64 = 0
+  private var open: [UInt64: AsyncStream<SharedConflict>.Continuation] = [:]
 
-/// The streams of a reference's conflicts (``Shared/conflicts``): each report reaches every
-/// stream open when it was made, in order.
-final class ConflictListeners: Sendable {
-  private struct Streams {
-    var next: UInt64 = 0
-    var open: [UInt64: AsyncStream<SharedConflict>.Continuation] = [:]
+  /// Adds a stream's continuation; returns its identity, to remove it.
+  mutating func add(_ continuation: AsyncStream<SharedConflict>.Continuation) -> UInt64 {
+    next &+= 1
+    open[next] = continuation
+    return next
   }
 
-  private let streams = Mutex(Streams())
-
-  /// A stream of every report from now on; it stops listening when its iteration ends.
-  func listen() -> AsyncStream<SharedConflict> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: SharedConflict.self, bufferingPolicy: .unbounded)
-    let id = streams.withLock { streams in
-      streams.next &+= 1
-      streams.open[streams.next] = continuation
-      return streams.next
-    }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.streams.withLock { $0.open.removeValue(forKey: id) }
-    }
-    return stream
+  /// Removes the continuation of a stream that ended; returns it, to drop after the lock.
+  mutating func remove(_ id: UInt64) -> AsyncStream<SharedConflict>.Continuation? {
+    open.removeValue(forKey: id)
   }
 
   /// How many streams are open.
-  var count: Int { streams.withLock { $0.open.count } }
+  var count: Int { open.count }
 
   /// Gives `conflict` to every open stream.
+  ///
+  /// NB: a yield only buffers, it never runs the listener, so it may run under the lock.
   func tell(_ conflict: SharedConflict) {
-    // NB: yielded under the lock, so two reports told from two threads reach every stream in
-    // the order they were told; a yield only buffers, it never runs the listener.
-    streams.withLock { streams in
-      for continuation in streams.open.values { continuation.yield(conflict) }
-    }
+    for continuation in open.values { continuation.yield(conflict) }
   }
 }

@@ -96,9 +96,8 @@ extension SharedReference: DrivenReference {
     then done: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
     let failure = Mutex<(any Error)?>(nil)
-    let token = persistence.updates.withLock { updates in
-      defer { updates.next += 1 }
-      updates.bodies[updates.next] = UpdateBody<Value> { value in
+    let token = persistence.keepUpdate(
+      UpdateBody<Value> { value in
         let before = value
         do {
           try body(&value)
@@ -108,9 +107,7 @@ extension SharedReference: DrivenReference {
           failure.withLock { $0 = error }
           return false
         }
-      }
-      return updates.next
-    }
+      })
     send(
       .request(
         .update(token),
@@ -118,7 +115,7 @@ extension SharedReference: DrivenReference {
         // ends, and a strong capture would keep the reference, its context and the whole
         // simulated schedule alive (measured: 370 MB over the campaign's default run).
         PersistenceMachine.Waiter { [weak self] outcome in
-          self?.persistence.updates.withLock { _ = $0.bodies.removeValue(forKey: token) }
+          self?.persistence.forgetUpdate(token)
           if case .success = outcome, let error = failure.withLock({ $0 }) {
             done(.failure(error))
           } else {

@@ -145,23 +145,27 @@ extension SharedReference {
   /// NB: marks the value read, so mutations take the observed path, which tells listeners.
   func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
     hasBeenRead.store(true, ordering: .relaxed)
-    let id = changeListeners.withLock { listeners in
-      defer { listeners.next += 1 }
-      listeners.all[listeners.next] = onChange
+    let id = links.withLock { links in
+      defer { links.nextListener += 1 }
+      links.listeners[links.nextListener] = onChange
       hasChangeListeners.store(true, ordering: .relaxed)
-      return listeners.next
+      return links.nextListener
     }
     return StorageSubscription { [weak self] in
-      self?.changeListeners.withLock { listeners in
-        listeners.all[id] = nil
-        if listeners.all.isEmpty { self?.hasChangeListeners.store(false, ordering: .relaxed) }
+      // NB: the listener is released after the lock: what it holds goes with it.
+      let removed = self?.links.withLock { links in
+        defer {
+          if links.listeners.isEmpty { self?.hasChangeListeners.store(false, ordering: .relaxed) }
+        }
+        return links.listeners.removeValue(forKey: id)
       }
+      _ = removed
     }
   }
 
   @usableFromInline
   func tellChangeListeners() {
-    let listeners = changeListeners.withLock { Array($0.all.values) }
+    let listeners = links.withLock { Array($0.listeners.values) }
     for listener in listeners { listener() }
   }
 }

@@ -31,15 +31,7 @@ extension SharedReference {
 
   private func decide(_ event: Machine.Event) -> [Machine.Effect] {
     let now = context.scheduler.now()
-    return persistence.withLock { machine in
-      let effects = machine.handle(event, now: now)
-      // NB: told under the machine's lock, so every stream has the reports in the order the
-      // machine made them, whichever thread made each.
-      for case .report(let conflict) in effects {
-        persistence.conflictListeners.tell(sharedConflict(conflict))
-      }
-      return effects
-    }
+    return persistence.handle(event, now: now, reporting: sharedConflict)
   }
 
   /// Performs every effect but a step, which it returns (the machine asks for at most one, last).
@@ -213,7 +205,7 @@ extension SharedReference {
     let theirsKept = work.theirsKept
     work.theirsKept = false
     let body = token.flatMap { token in
-      persistence.updates.withLock { $0.bodies[token] } as? UpdateBody<Value>
+      persistence.update(token) as? UpdateBody<Value>
     }
     let merge = coordinated?.merge
     var result = Machine.Reconciled()

@@ -83,9 +83,8 @@ extension SharedReference {
     if TransactionScope.active.contains(ObjectIdentifier(self)) { return try withLock(body) }
     return try await withoutActuallyEscaping(body) { body in
       let outcome = Mutex<Result<R, any Error>?>(nil)
-      let token = persistence.updates.withLock { updates in
-        defer { updates.next += 1 }
-        updates.bodies[updates.next] = UpdateBody<Value> { value in
+      let token = persistence.keepUpdate(
+        UpdateBody<Value> { value in
           // A body that throws changes nothing: its change is rolled back.
           let before = value
           do {
@@ -97,11 +96,9 @@ extension SharedReference {
             outcome.withLock { $0 = .failure(error) }
             return false
           }
-        }
-        return updates.next
-      }
+        })
       // NB: the body must be gone before `withoutActuallyEscaping` ends.
-      defer { persistence.updates.withLock { _ = $0.bodies.removeValue(forKey: token) } }
+      defer { persistence.forgetUpdate(token) }
       try await request(.update(token))
       guard let result = outcome.withLock({ $0 }) else { throw TransactionNotRun(key: key.id) }
       return try result.get()

@@ -36,7 +36,7 @@ extension SharedReference {
 
   /// Every conflict reported from now on (see ``Shared/conflicts``).
   func conflicts() -> AsyncStream<SharedConflict> {
-    persistence.conflictListeners.listen()
+    persistence.conflicts()
   }
 
   /// The machine's report, as the app reads it.

@@ -68,8 +68,8 @@ struct ConflictStreamTests {
 
   @Test("Reports made before the iterating task is cancelled are still delivered, then it ends")
   func drainsWhenCancelled() async throws {
-    let listeners = ConflictListeners()
-    let reports = listeners.listen()
+    let listeners = PersistenceParts(.nothingToPersist, lane: nil)
+    let reports = listeners.conflicts()
     for name in ["a", "b"] {
       listeners.tell(
         SharedConflict(
@@ -87,8 +87,8 @@ struct ConflictStreamTests {
 
   @Test("A stream whose iteration ends stops listening")
   func endsWithItsIteration() async throws {
-    let listeners = ConflictListeners()
-    let reports = listeners.listen()
+    let listeners = PersistenceParts(.nothingToPersist, lane: nil)
+    let reports = listeners.conflicts()
     let task = Task {
       var count = 0
       for await _ in reports { count += 1 }
@@ -101,17 +101,17 @@ struct ConflictStreamTests {
       SharedConflict(
         keyID: SharedKeyID(kind: "file", name: "/notes.json"), url: nil,
         resolution: .merged(overlapping: []), prunedCopies: []))
-    #expect(listeners.count == 0)
+    #expect(listeners.conflictStreamCount == 0)
   }
 
   @Test("A stream dropped without being iterated stops listening")
   func endsWhenDropped() {
-    let listeners = ConflictListeners()
+    let listeners = PersistenceParts(.nothingToPersist, lane: nil)
     do {
-      let reports = listeners.listen()
-      #expect(listeners.count == 1)
+      let reports = listeners.conflicts()
+      #expect(listeners.conflictStreamCount == 1)
       _ = reports
     }
-    #expect(listeners.count == 0, "nothing is kept for a stream nobody holds")
+    #expect(listeners.conflictStreamCount == 0, "nothing is kept for a stream nobody holds")
   }
 }
