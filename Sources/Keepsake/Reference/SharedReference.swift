@@ -95,9 +95,10 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     madeWork = work
     return work
   }
-  /// The reference's links outside, under one lock: its subscription to outside changes of
-  /// the stored data, and whoever is called after every change (``Shared/values``; see
-  /// ``observeChanges(_:)``). Nothing is called with it held.
+  /// The reference's links outside, under one lock.
+  ///
+  /// Its subscription to outside changes of the stored data, and whoever is called after every
+  /// change (``Shared/values``; see ``observeChanges(_:)``). Nothing is called with it held.
   let links = Mutex(ReferenceLinks())
   /// Whether anything listens, so a change without listeners costs one relaxed load.
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
