@@ -24,6 +24,16 @@ extension FileStorageKey {
     return target
   }
 
+  /// Whether the file is in a synced folder (see `SyncState.isSynced`), without making the
+  /// target.
+  private func isSynced(
+    in context: StorageContext, data: Data?, engine: SyncEngine?? = nil
+  ) -> Bool {
+    sync.state.isSynced(
+      folderPath: folderPath, carriesAncestry: sync.encodeWithAncestry != nil, in: context,
+      data: data, engine: engine)
+  }
+
   /// The same key with other sync settings: for tests and tools.
   func syncOptions(_ options: SyncOptions) -> FileStorageKey {
     var copy = self
@@ -42,11 +52,7 @@ extension FileStorageKey {
       state.setKnown(nil)
       return
     }
-    guard
-      state.isSynced(
-        folderPath: folderPath, carriesAncestry: sync.encodeWithAncestry != nil, in: context,
-        data: data, engine: engine)
-    else { return }
+    guard isSynced(in: context, data: data, engine: engine) else { return }
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
@@ -63,10 +69,11 @@ extension FileStorageKey {
   func syncEncode(_ value: Value, over parent: Data? = nil, in context: StorageContext) throws
     -> Data
   {
-    let target = syncTarget
-    guard target.carriesAncestry, sync.state.isSynced(target, in: context, data: parent) else {
+    // NB: the target (three closures) is made only in a synced folder.
+    guard sync.encodeWithAncestry != nil, isSynced(in: context, data: parent) else {
       return try encode(value)
     }
+    let target = syncTarget
     let known = parent.map { FileVersion($0, readsAncestry: true) } ?? sync.state.known
     let ancestry = Ancestry.child(of: known, writer: sync.state.device(target, in: context))
     return try target.encode(value, ancestry: ancestry)
@@ -74,9 +81,9 @@ extension FileStorageKey {
 
   /// The key wrote `data`: the parent of its next save, and a save this device keeps.
   func syncDidWrite(_ data: Data, in context: StorageContext) {
-    let target = syncTarget
     let state = sync.state
-    guard state.isSynced(target, in: context, data: data) else { return }
+    guard isSynced(in: context, data: data) else { return }
+    let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
     let store = target.store(in: context)
@@ -115,8 +122,8 @@ extension FileStorageKey {
   /// Runs under the file's lock when this reference holds it (a save, a transaction), else takes
   /// it briefly; what it cannot do now, the background scan does.
   func syncMergeBeforeReading(in context: StorageContext) -> Bool {
-    let target = syncTarget
     guard case .synced = sync.state.mode else { return false }
+    let target = syncTarget
     let outcome = SyncResolver(target: target, context: context, state: sync.state)
       .run(lockTimeout: .milliseconds(200), atLoad: false, holdingLock: sync.state.holdsLock)
     if outcome.busy || !outcome.waiting.isEmpty {

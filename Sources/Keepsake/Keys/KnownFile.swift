@@ -47,7 +47,11 @@ final class KnownFile: Sendable {
     /// seen or written there again, the empty name is a removal, however often it is looked
     /// at.
     var removedUnseen = false
+    /// The last look at a file whose times are whole seconds (see ``noteLook(at:identity:)``).
+    var look: Look?
   }
+  // NB: the document's lock is apart: it is held while the document is searched for members
+  // the model does not know, which the lookups here never wait for.
   private let state = Mutex(State())
   func get() -> FileIdentity? { state.withLock { $0.identity } }
   func set(_ value: FileIdentity?) {
@@ -87,7 +91,6 @@ final class KnownFile: Sendable {
     var digest: UInt64
     var at: Int64
   }
-  private let look = Mutex<Look?>(nil)
 
   /// How long after a file's recorded change another edit may still record the same change
   /// time: FAT keeps modification times in 2-second steps, the coarsest in use.
@@ -97,11 +100,11 @@ final class KnownFile: Sendable {
   /// (elsewhere the identity tells every edit, and nothing is computed).
   func noteLook(at data: Data, identity: FileIdentity?) {
     guard let identity, identity.hasWholeSecondTimes else {
-      look.withLock { $0 = nil }
+      state.withLock { $0.look = nil }
       return
     }
-    let digest = Self.digest(of: data)
-    look.withLock { $0 = Look(digest: digest, at: Self.now()) }
+    let look = Look(digest: Self.digest(of: data), at: Self.now())
+    state.withLock { $0.look = look }
   }
 
   /// The digest the file's bytes must have to be unchanged, when `identity` cannot tell.
@@ -111,8 +114,10 @@ final class KnownFile: Sendable {
   /// `nil`: the identity tells.
   func digestToCompare(_ identity: FileIdentity) -> UInt64? {
     guard identity.hasWholeSecondTimes else { return nil }
-    return look.withLock { look in
-      guard let look, look.at < identity.changed &+ Self.timeGranularity else { return nil }
+    return state.withLock { state in
+      guard let look = state.look, look.at < identity.changed &+ Self.timeGranularity else {
+        return nil
+      }
       return look.digest
     }
   }
@@ -120,7 +125,7 @@ final class KnownFile: Sendable {
   /// The bytes were compared and found unchanged: the look is as of now.
   func confirmLook() {
     let now = Self.now()
-    look.withLock { $0?.at = now }
+    state.withLock { $0.look?.at = now }
   }
 
   private static func now() -> Int64 {

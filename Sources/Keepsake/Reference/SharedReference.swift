@@ -293,7 +293,7 @@ final class PersistenceParts: Sendable {
   /// The lane of a key that persists, made with the reference.
   private let madeLane: (any PersistenceLane)?
   /// The lane of a key that does not persist, made when first used: most never use one, and
-  /// making it was a twentieth of such a key's creation (see "Keys" in `Benchmarks/README.md`).
+  /// making it was a twentieth of such a key's creation (see "In-memory keys" in `Benchmarks/README.md`).
   private let laterLane = AtomicLazyReference<LaneBox>()
   /// Serializes saves made on the mutating thread, so the latest value is the one stored.
   let inlineSaves = Mutex<UInt64>(0)

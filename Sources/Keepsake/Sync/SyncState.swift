@@ -14,15 +14,6 @@ final class SyncState: Sendable {
   typealias Mode = SyncMode
 
   private let fields = Mutex(SyncStateFields())
-  /// The reference's default, once attached.
-  ///
-  /// NB: untyped, so the class is not generic: a generic class and a lock of an optional of its
-  /// value were six run-time metadata lookups (about 2,000 instructions) of every file key's
-  /// creation and drop, for a value read only when another device's copy is merged.
-  ///
-  /// NB: in a box, so "not attached" is never confused with an optional value's attached `nil`: a
-  /// `nil` of `(any Sendable)?` cast to an optional `Value` succeeds, as an attached `nil`.
-  private let attachedFallback = Mutex<FallbackBox?>(nil)
 
   init() {}
 
@@ -120,8 +111,9 @@ final class SyncState: Sendable {
     fallback: Value, timing: ReportTiming = .live,
     report: @escaping @Sendable (SharedConflict) -> Void
   ) {
-    attachedFallback.withLock { $0 = FallbackBox(value: fallback) }
+    let box = FallbackBox(value: fallback)
     fields.withLock {
+      $0.fallback = box
       $0.report = report
       $0.timing = timing
     }
@@ -130,7 +122,7 @@ final class SyncState: Sendable {
 
   /// The reference's default, once attached, as a `Value`.
   func fallback<Value>(as type: Value.Type) -> Value? {
-    guard let box = attachedFallback.withLock({ $0 }) else { return nil }
+    guard let box = fields.withLock({ $0.fallback }) else { return nil }
     return box.value as? Value
   }
 
@@ -326,10 +318,17 @@ extension SyncStateFields {
 
 /// What a ``SyncState`` keeps under its lock.
 ///
-/// NB: a type of its own, without the value (the fallback has a lock of its own): nested in the
-/// class when it was generic, its metadata was looked up at run time on every turn of the
-/// lock, five times a file key's creation (5,200 instructions).
+/// NB: a type of its own, without the value's type (the fallback is boxed): nested in the class
+/// when it was generic, its metadata was looked up at run time on every turn of the lock, five
+/// times a file key's creation (see "File keys" in `Benchmarks/README.md`).
 private struct SyncStateFields {
+  /// The reference's default, once attached.
+  ///
+  /// NB: untyped, so the class is not generic (a generic class's metadata is looked up at run
+  /// time on every file key's creation and drop, for a value read only when another device's
+  /// copy is merged); in a box, so "not attached" is never confused with an optional value's
+  /// attached `nil` (a `nil` of `(any Sendable)?` cast to an optional `Value` succeeds).
+  var fallback: FallbackBox?
   var mode = SyncMode.unknown
   var known: FileVersion?
   var device: String?
