@@ -153,22 +153,30 @@ struct SyncResolver<Value: Sendable> {
 
   // MARK: - The file
 
-  /// The file as a scan holds it: its bytes and value, or nothing (no file yet).
+  /// The file as a scan holds it: its bytes and value, or nothing (no file yet), and the
+  /// identity of the file they were read from, which a write of the scan replaces and nothing
+  /// else.
   struct File {
     var data: Data?
     var value: Value?
+    var identity: FileIdentity?
   }
 
   /// Reads and decodes the file; `nil` when it cannot be read (it is protected: the reference
   /// reports it).
   private func readFile() -> File? {
-    guard let data = try? fileSystem.contents(of: target.url, maximumSize: target.maximumFileSize)
-    else {
-      // No file, or one that cannot even be read: in both cases nothing is merged into it.
-      return (try? fileSystem.identity(of: target.url)) == nil ? File(data: nil, value: nil) : nil
+    // NB: the identity before the bytes: a file replaced between the two is then not the one
+    // expected, and the write that would have gone over it is refused.
+    guard let identity = try? fileSystem.identity(of: target.url) else {
+      return File(data: nil, value: nil, identity: nil)
     }
-    guard !data.isEmpty, let value = try? target.decode(data) else { return nil }
-    return File(data: data, value: value)
+    guard let data = try? fileSystem.contents(of: target.url, maximumSize: target.maximumFileSize),
+      !data.isEmpty, let value = try? target.decode(data)
+    else {
+      // No file any more, or one that cannot be read: nothing is merged into it.
+      return nil
+    }
+    return File(data: data, value: value, identity: identity)
   }
 
   // MARK: - One copy
@@ -300,17 +308,22 @@ struct SyncResolver<Value: Sendable> {
     state.report(conflict)
   }
 
-  /// Writes the merged bytes durably (rule "Writes are atomic and durable"); `false` when the
-  /// write failed, and then nothing is removed.
+  /// Writes the merged bytes durably (rule "Writes are atomic and durable") in place of the
+  /// file read, and of nothing else: another device's version the engine put in meanwhile, or
+  /// an editor's save, stays, and is merged by the next scan. `false` when the write failed or
+  /// found the file replaced, and then nothing is removed.
   private func write(_ data: Data, over file: inout File, value: Value) -> Bool {
+    var identity = file.identity
     if data != file.data {
       do {
-        try fileSystem.writeAtomically(data, to: target.url)
+        try fileSystem.replaceAtomically(
+          data, at: target.url, expecting: file.identity, creatingFolder: true)
+        identity = try? fileSystem.identity(of: target.url)
       } catch {
         return false
       }
     }
-    file = File(data: data, value: value)
+    file = File(data: data, value: value, identity: identity)
     return true
   }
 
