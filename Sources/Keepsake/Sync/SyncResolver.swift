@@ -309,9 +309,11 @@ struct SyncResolver<Value: Sendable> {
   }
 
   /// Writes the merged bytes durably (rule "Writes are atomic and durable") in place of the
-  /// file read, and of nothing else: another device's version the engine put in meanwhile, or
-  /// an editor's save, stays, and is merged by the next scan. `false` when the write failed or
-  /// found the file replaced, and then nothing is removed.
+  /// file read, and of nothing else.
+  ///
+  /// Another device's version the engine put in meanwhile, or an editor's save, stays, and is
+  /// merged by the next scan. `false` when the write failed or found the file replaced, and then
+  /// nothing is removed.
   private func write(_ data: Data, over file: inout File, value: Value) -> Bool {
     var identity = file.identity
     if data != file.data {

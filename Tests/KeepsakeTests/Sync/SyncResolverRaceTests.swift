@@ -62,5 +62,10 @@ struct SyncResolverRaceTests {
     #expect(merged.isEmpty, "nothing merged over a file it did not read")
     #expect(devices.here.bytes("notes.json") == arrived, "the version that arrived, untouched")
     #expect(devices.here.names.contains(copyName), "the copy waits for the next merge")
+
+    #expect(devices.merge() == [copyName], "the next merge takes it in")
+    #expect(
+      try devices.stored().texts == [1: "milk", 2: "tea", 3: "jam", 4: "bread"],
+      "the version that arrived, with this device's save it went over put back")
   }
 }
