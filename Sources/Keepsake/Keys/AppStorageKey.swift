@@ -101,7 +101,7 @@ extension AppStorageKey: CustomStringConvertible {
 }
 
 extension AppStorageKey: DurableKey {
-  func synchronize(in context: StorageContext) throws {
+  func makeDurable(in context: StorageContext) throws {
     try preferences(in: context).flush()
   }
 }

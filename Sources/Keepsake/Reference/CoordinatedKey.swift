@@ -101,5 +101,5 @@ enum StoredChange<Value: Sendable>: Sendable {
 /// whose store writes in the background (data-safety rule "An acknowledged save is on disk").
 protocol DurableKey: Sendable {
   /// Writes what the key queued durably, and reports the error of a write that failed.
-  func synchronize(in context: StorageContext) throws
+  func makeDurable(in context: StorageContext) throws
 }

@@ -16,18 +16,19 @@ extension PersistenceMachine {
     /// Whether a change is saved on the mutating thread at once, not on the lane after the
     /// coalescing interval.
     var savesOnMutation: Bool
-    /// Whether a save is acknowledged only once a synchronization on the lane made it durable
-    /// (a store that writes in the background, as preferences do).
-    var synchronizes: Bool
+    /// Whether a save is acknowledged only once a later step on the lane made it durable (a
+    /// store that writes in the background, as preferences do).
+    var makesDurableLater: Bool
 
     /// A file shared with other processes.
-    static let sharedFile = Storage(isShared: true, savesOnMutation: false, synchronizes: false)
+    static let sharedFile = Storage(
+      isShared: true, savesOnMutation: false, makesDurableLater: false)
     /// A store that takes each change at once and makes it durable later: preferences.
     static let backgroundStore = Storage(
-      isShared: false, savesOnMutation: true, synchronizes: true)
+      isShared: false, savesOnMutation: true, makesDurableLater: true)
     /// A key of the app's own, which saves on the lane, or at once when `inline`.
     static func ownKey(inline: Bool) -> Storage {
-      Storage(isShared: false, savesOnMutation: inline, synchronizes: false)
+      Storage(isShared: false, savesOnMutation: inline, makesDurableLater: false)
     }
   }
   /// A machine for a reference that persists nothing: a projection's, an in-memory value's.

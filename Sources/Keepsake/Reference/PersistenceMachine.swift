@@ -68,7 +68,7 @@ struct PersistenceMachine: Sendable {
     /// ``Shared/replaceUnreadableData()``: the unreadable data is set aside, then ours is saved.
     case replace
     /// Preferences: make the writes queued in the store durable.
-    case synchronize
+    case makeDurable
   }
 
   /// One step of a job, performed on the writer lane; its result comes back as an event.
@@ -100,7 +100,7 @@ struct PersistenceMachine: Sendable {
     /// Hand the latest value to a custom key or to preferences. → `written`, `writeFailed`
     case saveToKey
     /// Make queued preference writes durable. → `written`, `writeFailed`
-    case synchronize
+    case makeDurable
     /// Keep the pending change durably beside the file (or, its folder gone, in the state
     /// folder) when a save of it was refused. → `keptUnsaved`
     case keepUnsaved
@@ -320,7 +320,7 @@ struct PersistenceMachine: Sendable {
     case over
   }
   /// Preferences: queued writes are to be made durable once the running job ends.
-  private(set) var wantsSync = false
+  private(set) var wantsDurable = false
 
   init(
     storage: Storage, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
@@ -455,11 +455,11 @@ struct PersistenceMachine: Sendable {
   /// A change was saved on the mutating thread (inline keys and preferences).
   private mutating func savedInline(_ error: SharedSaveError?) -> [Effect] {
     if let error { return setSaveError(error) }
-    guard storage.synchronizes else { return setSaveError(nil) }
+    guard storage.makesDurableLater else { return setSaveError(nil) }
     // NB: a preferences write is acknowledged only once it is durable (rule "An acknowledged
-    // save is on disk"): its error is cleared by the synchronization.
-    if job == nil { return start(.synchronize, waiters: []) }
-    wantsSync = true
+    // save is on disk"): its error is cleared once the store made it durable.
+    if job == nil { return start(.makeDurable, waiters: []) }
+    wantsDurable = true
     return []
   }
 
@@ -467,7 +467,7 @@ struct PersistenceMachine: Sendable {
     _ purpose: Purpose, _ waiter: Waiter, insideTransaction: Bool
   ) -> [Effect] {
     switch purpose {
-    case .save, .load, .synchronize:
+    case .save, .load, .makeDurable:
       if insideTransaction {
         // NB: invariant 2: inside a transaction a save or a load is part of it; its end writes.
         return [.complete([waiter], .success(()))]
@@ -524,9 +524,9 @@ struct PersistenceMachine: Sendable {
       first = .readKey(again: false)
     case (false, .load):
       first = .readKey(again: true)
-    case (_, .synchronize) where storage.synchronizes:
-      first = .synchronize
-    case (_, .begin), (_, .commit), (_, .rollback), (_, .update), (_, .synchronize):
+    case (_, .makeDurable) where storage.makesDurableLater:
+      first = .makeDurable
+    case (_, .begin), (_, .commit), (_, .rollback), (_, .update), (_, .makeDurable):
       // NB: only shared storage has transactions; the reference runs other keys' bodies
       // directly.
       return [.complete(waiters, .success(()))]
@@ -603,7 +603,7 @@ struct PersistenceMachine: Sendable {
       let force: Bool
       if case .save(let forced) = job.purpose { force = forced } else { force = false }
       guard pending || force else {
-        return storage.synchronizes ? .step(.synchronize) : .end
+        return storage.makesDurableLater ? .step(.makeDurable) : .end
       }
       if let loadError {
         let error = SharedSaveError.protected(loadError)
@@ -713,7 +713,7 @@ struct PersistenceMachine: Sendable {
       }
       return .step(.write)
     case (.keepCopy, .writeFailed(let error)), (.write, .writeFailed(let error)),
-      (.saveToKey, .writeFailed(let error)), (.synchronize, .writeFailed(let error)):
+      (.saveToKey, .writeFailed(let error)), (.makeDurable, .writeFailed(let error)):
       effects += setSaveError(error)
       job.failure = error
       return error.isFolderRemoved ? .step(.keepUnsaved) : .end
@@ -740,10 +740,10 @@ struct PersistenceMachine: Sendable {
       }
       return .end
     case (.saveToKey, .written):
-      if storage.synchronizes { return .step(.synchronize) }
+      if storage.makesDurableLater { return .step(.makeDurable) }
       effects += setSaveError(nil)
       return .end
-    case (.synchronize, .written):
+    case (.makeDurable, .written):
       effects += setSaveError(nil)
       return .end
 
@@ -873,9 +873,9 @@ struct PersistenceMachine: Sendable {
       wantsSave = false
       return start(.save(force: false), waiters: [], patient: true)
     }
-    if wantsSync {
-      wantsSync = false
-      return start(.synchronize, waiters: [])
+    if wantsDurable {
+      wantsDurable = false
+      return start(.makeDurable, waiters: [])
     }
     return []
   }

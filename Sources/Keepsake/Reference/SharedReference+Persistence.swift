@@ -115,9 +115,9 @@ extension SharedReference {
       }
     case .saveToKey:
       return saveToKey()
-    case .synchronize:
+    case .makeDurable:
       do {
-        try (key as? any DurableKey)?.synchronize(in: context)
+        try (key as? any DurableKey)?.makeDurable(in: context)
         return .written
       } catch {
         return .writeFailed(.writeFailed(keyID: key.id, underlying: error))

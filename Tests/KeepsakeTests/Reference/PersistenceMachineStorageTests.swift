@@ -5,7 +5,7 @@ import Testing
 
 /// The steps the machine takes for each kind of storage, told only by what the storage does
 /// (``PersistenceMachine/Storage``): shared with other writers, saved on mutation, made durable
-/// by a synchronization.
+/// by a later step.
 @Suite("The persistence machine, by what its storage does")
 struct PersistenceMachineStorageTests {
   typealias Machine = PersistenceMachine
@@ -32,20 +32,21 @@ struct PersistenceMachineStorageTests {
     let mutated = Support.send(&machine, .mutated)
     #expect(Self.savesInline(mutated))
     #expect(!Self.armsTheSave(mutated), "no coalescing timer")
-    #expect(Support.step(Support.send(&machine, .savedInline(nil))) == .synchronize)
-    #expect(machine.phase == .saving, "not acknowledged before the synchronization")
+    #expect(Support.step(Support.send(&machine, .savedInline(nil))) == .makeDurable)
+    #expect(machine.phase == .saving, "not acknowledged before it is durable")
     Support.send(&machine, .written)
     #expect(machine.phase == .clean)
   }
 
-  @Test("A save of a store that writes in the background synchronizes even with nothing pending")
+  @Test(
+    "A save of a store that writes in the background makesDurableLater even with nothing pending")
   func backgroundStoreSaveSynchronizes() {
     var machine = Self.machine(.backgroundStore)
     let caller = PersistenceMachineTests.Caller()
     let save = Support.send(
       &machine, .request(.save(force: false), caller.waiter, insideTransaction: false))
     #expect(Support.step(save) == .checkPending)
-    #expect(Support.step(Support.send(&machine, .checked(pending: false))) == .synchronize)
+    #expect(Support.step(Support.send(&machine, .checked(pending: false))) == .makeDurable)
     #expect(!caller.ended)
     Support.send(&machine, .written)
     #expect(caller.ended && !caller.failed)
@@ -57,7 +58,7 @@ struct PersistenceMachineStorageTests {
     #expect(Self.armsTheSave(Support.send(&machine, .mutated)))
     #expect(Support.step(Support.send(&machine, .timerFired(.save))) == .checkPending)
     #expect(Support.step(Support.send(&machine, .checked(pending: true))) == .saveToKey)
-    #expect(Support.step(Support.send(&machine, .written)) == nil, "no synchronization")
+    #expect(Support.step(Support.send(&machine, .written)) == nil, "nothing to make durable")
     #expect(machine.phase == .clean)
   }
 
