@@ -10,11 +10,14 @@ import Synchronization
 /// steps that perform its decisions (`SharedReference+Persistence.swift`) and the requests the
 /// app makes of it (`SharedReference+Requests.swift`).
 ///
-/// Locks, in the only order they are ever nested: the value's lock (`storage`, which also
-/// guards `generation`, `savedGeneration` and `base`) is never held while the machine's lock is
-/// taken, nor the reverse; nothing calls out (to the key, the registrar or a waiter) with either
-/// held, except a merge, which runs under the value's lock. The inline-save lock of keys that
-/// save on the mutating thread is taken before the value's lock.
+/// Locks: three, never held together: the value's (`storage`, which also guards `generation`,
+/// `savedGeneration` and `base`), the persistence's (``PersistenceParts``: the machine, the
+/// bodies of `update`s and the conflict streams) and the links' (`links`: the subscription to
+/// outside changes and the change listeners). Nothing calls out (to the key, the registrar, a
+/// listener or a waiter) with one held, except a merge, which runs under the value's lock and
+/// may take the key's own (a file key's known file and sync state, one each but for the read
+/// document's). Keys that save on the mutating thread have a fourth, the inline-save lock, taken
+/// before the value's and held across the key's save.
 @usableFromInline
 final class SharedReference<Value: Sendable>: AnySharedReference {
   let key: any SharedKey<Value>
