@@ -34,7 +34,7 @@ import Foundation
 ///
 /// Cost: a file without extended attributes costs one `listxattr`, and on iOS, tvOS, watchOS and
 /// visionOS one `getattrlist`; the owner is compared without a system call.
-package enum FileMetadata {
+enum FileMetadata {
   /// The largest extended attribute carried over, in bytes: Linux's own limit for a value.
   ///
   /// NB: the attributes a person or the system sets on a document (tags, the backup exclusion,
@@ -123,7 +123,7 @@ package enum FileMetadata {
   }
 
   /// The names in a `listxattr` reply: each ends with a 0 byte.
-  package static func names(in list: [UInt8]) -> [String] {
+  static func names(in list: [UInt8]) -> [String] {
     list.split(separator: 0).compactMap { String(bytes: $0, encoding: .utf8) }
   }
 

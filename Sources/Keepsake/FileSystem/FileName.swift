@@ -9,7 +9,7 @@ import Foundation
 /// at a character, then `~` and 16 hexadecimal digits of a digest of the whole name, so two long
 /// names that start alike still get names of their own, and every process makes the same name
 /// for the same file (which is what lets them share one lock file).
-package enum FileName {
+enum FileName {
   /// `path` as a file system that ignores case and Unicode normalization (APFS's default) sees
   /// it: two spellings of one name give one folded path.
   static func folded(_ path: String) -> String {
@@ -59,7 +59,7 @@ package enum FileName {
   /// file's lock name, or two of them would lock different files and overwrite each other. It
   /// needs no cryptographic strength: it only separates long names that share a start, in one
   /// folder.
-  package static func digest(_ name: String) -> String {
+  static func digest(_ name: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in name.utf8 {
       hash ^= UInt64(byte)

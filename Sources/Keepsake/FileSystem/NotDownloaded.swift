@@ -15,7 +15,7 @@ import Foundation
 /// the file), nothing is read, a download is asked for where the platform can
 /// (``FileSystem/requestDownload(of:)``), and the key loads the file once it arrives (its folder
 /// watch sees it).
-package enum NotDownloaded {
+enum NotDownloaded {
   /// The name of the placeholder iCloud Drive puts beside a file called `name` that it has not
   /// downloaded.
   static func placeholderName(for name: String) -> String { ".\(name).icloud" }
@@ -34,7 +34,7 @@ package enum NotDownloaded {
   static func isDataless(flags: UInt32) -> Bool { flags & datalessFlag != 0 }
 
   /// The error for the file at `path`.
-  package static func error(_ path: String) -> FileSystemError {
+  static func error(_ path: String) -> FileSystemError {
     FileSystemError(.read, path: path, reason: .notDownloaded)
   }
 }

@@ -1,18 +1,18 @@
 /// Where in the app's code something was made: for messages that point at the line to change.
 @usableFromInline
-package struct CallSite: Sendable, Hashable, CustomStringConvertible {
+struct CallSite: Sendable, Hashable, CustomStringConvertible {
   /// The file, as `#fileID` gives it (`MyApp/Settings.swift`).
-  package let fileID: StaticString
+  let fileID: StaticString
   /// The file's path, as `#filePath` gives it.
-  package let filePath: StaticString
+  let filePath: StaticString
   /// The line.
-  package let line: UInt
+  let line: UInt
   /// The column.
-  package let column: UInt
+  let column: UInt
 
   /// The place given.
   @usableFromInline
-  package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+  init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
     self.fileID = fileID
     self.filePath = filePath
     self.line = line
@@ -20,13 +20,13 @@ package struct CallSite: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `MyApp/Settings.swift:12`.
-  @usableFromInline package var description: String { "\(fileID):\(line)" }
+  @usableFromInline var description: String { "\(fileID):\(line)" }
 
-  @usableFromInline package static func == (lhs: CallSite, rhs: CallSite) -> Bool {
+  @usableFromInline static func == (lhs: CallSite, rhs: CallSite) -> Bool {
     lhs.description == rhs.description && lhs.column == rhs.column
   }
 
-  @usableFromInline package func hash(into hasher: inout Hasher) {
+  @usableFromInline func hash(into hasher: inout Hasher) {
     hasher.combine(description)
     hasher.combine(column)
   }

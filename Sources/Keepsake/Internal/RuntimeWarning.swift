@@ -4,7 +4,7 @@ import Synchronization
 /// A problem in how the app uses Keepsake that is not an error of any one call, such as a
 /// change dropped because its part is gone: said on standard error, and shown to whatever
 /// listens in the task (tests).
-package enum RuntimeWarning {
+enum RuntimeWarning {
   @TaskLocal private static var listener: (@Sendable (String) -> Void)?
 
   /// Says `message` on standard error, prefixed with "Keepsake: ", and tells the listener of

@@ -13,7 +13,7 @@ import Synchronization
 /// Keys a hosted app makes before any test starts are not reported: every hosted suite would
 /// fail on them.
 @usableFromInline
-package enum UnattributedKeys {
+enum UnattributedKeys {
   private static let reported = Mutex<Set<CallSite>>([])
   /// Places whose report a test of this mechanism takes instead of the test run: by place, so
   /// other tests running meanwhile are not affected.
@@ -69,7 +69,7 @@ package enum UnattributedKeys {
 
   /// Sends the reports of keys made at `fileID:line` to `receive` instead of the test run, until
   /// the returned token is dropped (for this mechanism's own tests).
-  package static func expect(
+  static func expect(
     fileID: StaticString, line: UInt, _ receive: @escaping @Sendable (String) -> Void
   ) -> ExpectedReport {
     let place = "\(fileID):\(line)"
@@ -78,7 +78,7 @@ package enum UnattributedKeys {
   }
 
   /// Ends an expectation of ``expect(fileID:line:_:)`` when dropped.
-  package final class ExpectedReport: Sendable {
+  final class ExpectedReport: Sendable {
     private let end: @Sendable () -> Void
     init(end: @escaping @Sendable () -> Void) { self.end = end }
     deinit { end() }

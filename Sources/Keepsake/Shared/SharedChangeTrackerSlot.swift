@@ -11,7 +11,7 @@ import Synchronization
 /// store is tracking changes; the tracker itself is behind a lock and looked up only when the
 /// flag is set.
 @usableFromInline
-package final class SharedChangeTrackerSlot: Sendable {
+final class SharedChangeTrackerSlot: Sendable {
   /// Set while a tracker is installed.
   @usableFromInline let isActive = Atomic<Bool>(false)
   private let installed = Mutex<SharedChangeTracker?>(nil)
@@ -19,7 +19,7 @@ package final class SharedChangeTrackerSlot: Sendable {
   init() {}
 
   /// The installed tracker, if any.
-  package var tracker: SharedChangeTracker? {
+  var tracker: SharedChangeTracker? {
     guard isActive.load(ordering: .acquiring) else { return nil }
     return installed.withLock { $0 }
   }

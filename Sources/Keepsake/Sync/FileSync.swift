@@ -24,7 +24,7 @@ struct FileSync<Value: Sendable>: Sendable {
 }
 
 /// How a file key deals with sync engines' copies: settings for tests and tools.
-package struct SyncOptions: Sendable, Equatable {
+struct SyncOptions: Sendable, Equatable {
   /// How long a device that lacks the merge base waits for a device that has it to merge a
   /// copy, before it merges against an older common version or the key's default itself.
   var baseWait: Duration = .seconds(20)
@@ -33,7 +33,7 @@ package struct SyncOptions: Sendable, Equatable {
   var stateFolder: URL?
 
   /// The defaults.
-  package init() {}
+  init() {}
 }
 
 /// What the sync code needs of a file key, without reaching into it.
