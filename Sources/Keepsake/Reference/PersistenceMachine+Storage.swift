@@ -38,13 +38,13 @@ extension PersistenceMachine {
       isLoading: false)
   }
 
-  /// What the storage of `key` does: the one place a key's type decides the machine's steps.
+  /// What the storage of `key` does, from the protocols it conforms to: the one place a key
+  /// decides the machine's steps.
   static func storage<Value: Sendable>(
     of key: any SharedKey<Value>, shared: CoordinatedParts<Value>?
   ) -> Storage {
     if shared != nil { return .sharedFile }
-    // NB: concrete: preferences are the durable keys, and a protocol cast costs more.
-    if key is AppStorageKey<Value> { return .backgroundStore }
+    if key is any DurableKey { return .backgroundStore }
     if case .immediate = key.saveTiming { return .ownKey(inline: true) }
     return .ownKey(inline: false)
   }
