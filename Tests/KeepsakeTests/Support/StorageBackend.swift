@@ -25,6 +25,10 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
       try await StorageContext.withValue(context) {
         try await body(BackendDisk(context: context, folder: folder))
       }
+      // NB: written before the folder goes, as far as it can be (a test may leave a change its
+      // key refuses): a write after it would make the folder again.
+      try? await context.flush()
+      try? context.preferences(suiteName: nil).flush()
     }
   }
 }
