@@ -28,8 +28,8 @@ final class ReferenceSlot: Sendable {
   /// The identity of the reference the slot holds, so a dying reference only removes its own;
   /// for a slot that parks, 0 once the dying reference has parked its value.
   ///
-  /// NB: the identity's bits, not its `hashValue`, which ran a hasher (about 100 instructions)
-  /// on every creation and every park.
+  /// NB: the identity's bits, not its `hashValue`, which ran a hasher on every creation and
+  /// every park.
   let owner = Atomic<UInt>(0)
 
   private struct Held: @unchecked Sendable {
@@ -57,10 +57,9 @@ final class ReferenceSlot: Sendable {
   /// waited for, so its value is never lost to a new reference made from the default.
   ///
   /// NB: not generic: in generic code the optional of the reference's type and the tuple that
-  /// returned it were each a run-time metadata lookup (measured). The parked value is lent, not
-  /// copied, and the outcome is told through local variables rather than an enum with a
-  /// reference in it: the copies and their destruction were about 300 instructions of every
-  /// creation.
+  /// returned it were each a run-time metadata lookup. The parked value is lent, not copied, and
+  /// the outcome is told through local variables rather than an enum with a reference in it:
+  /// the copies and their destruction were a cost on every creation.
   func reference(
     orMake make: (_ parked: inout ParkedValue?) -> AnyObject?, parks: Bool
   ) -> (reference: AnyObject, made: Bool)? {

@@ -11,8 +11,8 @@ extension StorageContext {
   /// NB: inlinable, so where the key's type is known (`Shared(.inMemory("count"), default: 0)`)
   /// whether it is an in-memory key, and the reference's type, are known at compile time: in
   /// the library's generic code the first was a cast (an existential's metadata, the key type's
-  /// and the cast itself: about 960 instructions of an in-memory key's creation) and the second
-  /// a run-time metadata lookup (about 330).
+  /// and the cast itself, a sizable part of an in-memory key's creation) and the second a
+  /// run-time metadata lookup.
   @inlinable
   func reference<Key: SharedKey>(
     for key: Key, default makeDefault: () -> Key.Value
@@ -28,7 +28,7 @@ extension StorageContext {
   ///
   /// NB: inlinable, so where the key's type is known whether it is a file key is known at
   /// compile time too: the casts of every key to a file key, in the library's generic code,
-  /// were about 3,000 instructions of a file key's creation.
+  /// were a sizable part of a file key's creation.
   @inlinable
   func reference<Key: SharedKey>(
     for key: Key, creating: Bool, default makeDefault: () -> Key.Value

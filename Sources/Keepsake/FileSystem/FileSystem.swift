@@ -29,8 +29,8 @@ package protocol FileSystem: Sendable {
   /// ``contents(of:maximumSize:)`` of the file at `path`, with what identifies the version read
   /// (see ``identity(of:)``): for keys, which keep their file's path.
   ///
-  /// NB: a path, not a URL: `URL.path` costs about 4,000 instructions a call on Linux, and a key
-  /// makes its path once.
+  /// NB: a path, not a URL: `URL.path` is costly on Linux, and a key makes its path once (see
+  /// "Costs the code avoids" in Benchmarks/README.md).
   ///
   /// - Returns: The bytes and their identity, or `nil` when no file exists at `path`.
   /// - Throws: ``FileSystemError``, as ``contents(of:maximumSize:)`` does.
@@ -102,8 +102,7 @@ package protocol FileSystem: Sendable {
   /// and putting it there when the folder exists: the links on the way to a folder are then
   /// followed once per folder, and each key's creation examines only its own name.
   ///
-  /// `path` is `url.path`, which the caller keeps (on Linux `URL.path` costs about 4,000
-  /// instructions a call).
+  /// `path` is `url.path`, which the caller keeps (`URL.path` is costly on Linux).
   func resolve(_ url: URL, path: String, folders: ResolvedFolders) throws -> URL
 
   /// Whether names in the folder at `path` (a resolved path) ignore case, so that two spellings
@@ -140,9 +139,8 @@ package protocol FileSystem: Sendable {
   /// its folder as one subscription: what a file key watches. `onEntries` is called for the
   /// entries `entriesMatching` accepts.
   ///
-  /// NB: a path, which a key keeps, and one subscription: on Linux `URL.path` costs about 3,500
-  /// instructions a call, and two routes of the process's watcher were a tenth of a file key's
-  /// creation.
+  /// NB: a path, which a key keeps, and one subscription: `URL.path` is costly on Linux, and two
+  /// routes of the process's watcher were a sizable part of a file key's creation.
   func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void

@@ -50,13 +50,13 @@ extension LocalFileSystem {
 
   /// ``resolve(_:)`` with the folder's resolution kept in `folders`: one `lstat` of the file's
   /// own name once its folder is known, against a `realpath` that examines every name on the way
-  /// (measured here: about 2 µs against 7 µs, on a key's creation).
+  /// (a few times slower, on every key's creation).
   ///
   /// NB: a folder is resolved once per storage context: a link on the way to it that is changed
   /// while the app runs takes effect in the next context (the next launch). The file's own name
   /// is examined every time.
   package func resolve(_ url: URL, path given: String, folders: ResolvedFolders) throws -> URL {
-    // NB: the path the caller has: `URL.path` costs about 4,000 instructions a call on Linux.
+    // NB: the path the caller has: `URL.path` is costly on Linux.
     let path = Self.lexical(given)
     let (parent, name) = Self.split(path)
     guard name != "..", name != ".", !name.isEmpty else { return try resolve(url) }
@@ -153,8 +153,8 @@ extension LocalFileSystem {
 
   /// `path` without empty and `.` components; `..` stays, for ``resolve(_:followed:)``.
   static func lexical(_ path: String) -> String {
-    // NB: the bytes looked at first: Foundation's `contains` of a string costs about 7,000
-    // instructions a call on Linux, twice in every file key's creation.
+    // NB: the bytes looked at first: Foundation's `contains` of a string is costly on Linux,
+    // and every file key's creation would call it twice.
     if FolderPath.isStandard(path) { return path }
     guard path.contains("//") || path.contains("/.") || path.hasSuffix("/") else { return path }
     let components = path.split(separator: "/").filter { $0 != "." }
@@ -163,8 +163,8 @@ extension LocalFileSystem {
 
   /// The folder and the name of an absolute path.
   fileprivate static func split(_ path: String) -> (parent: String, name: String) {
-    // NB: found as bytes: a search of the characters finds grapheme boundaries (3,700
-    // instructions a file key's creation). A `/` byte is always a whole character.
+    // NB: found as bytes: a search of the characters finds grapheme boundaries, a cost in every
+    // file key's creation. A `/` byte is always a whole character.
     PathScan.split(path) ?? ("/", path)
   }
 }

@@ -215,8 +215,8 @@ package struct LocalFileSystem: FileSystem {
     var names: [String] = []
     while let entry = readdir(dir) {
       // NB: the name read in place, to its terminator: copying the entry's 256-byte name and
-      // scanning it as a generic collection cost about 2,000 instructions a name, and the
-      // first key made in a folder of a hundred files lists it.
+      // scanning it as a generic collection was costly for every name, and the first key made
+      // in a folder of a hundred files lists it.
       let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> String? in
         guard let start = raw.baseAddress?.assumingMemoryBound(to: CChar.self),
           strnlen(start, raw.count) < raw.count
@@ -230,7 +230,7 @@ package struct LocalFileSystem: FileSystem {
 
   package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     // NB: `url` is resolved by the caller (a key resolves its file once, at creation): resolving
-    // again here cost a `readlink` per folder of the path on every key made (measured).
+    // again here cost a `readlink` per folder of the path on every key made.
     FolderWatcher.shared.subscribe(path: url.path, onChange: onChange)
   }
 
@@ -239,8 +239,8 @@ package struct LocalFileSystem: FileSystem {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     // NB: not resolved again: a key's folder is the folder of its resolved file, the one its
-    // own watch names (resolving it cost 14,000 instructions and a system call per component
-    // of every file key's creation).
+    // own watch names (resolving it was costly work and a system call per component in every
+    // file key's creation).
     FolderWatcher.shared.subscribe(entriesAt: folder.path, matching: matching, onChange: onChange)
   }
 

@@ -1,11 +1,11 @@
 /// A path's UTF-8 bytes, looked at in one buffer: the scans every file key's creation makes of
 /// its path.
 ///
-/// NB: a loop over `String.UTF8View` checks the string's storage and bounds at every byte,
-/// about 20 instructions a byte; over the buffer it is two or three. A file key's creation
-/// scanned its path about ten times this way (about 12,000 instructions of 90,000).
-/// A `/` byte is always a whole character in UTF-8, so offsets found here are character
-/// boundaries.
+/// NB: a loop over `String.UTF8View` checks the string's storage and bounds at every byte, many
+/// times the work of a loop over the buffer, and a file key's creation scanned its path about
+/// ten times this way, a sizable part of its cost (see "Costs the code avoids" in
+/// Benchmarks/README.md). A `/` byte is always a whole character in UTF-8, so offsets found here
+/// are character boundaries.
 enum PathScan {
   static let slash = UInt8(ascii: "/")
 

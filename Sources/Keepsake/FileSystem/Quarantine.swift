@@ -153,7 +153,7 @@ package enum Quarantine {
   /// (`notes.kept-old.conflict-20261129T210300Z.json` is a conflict copy of `notes.kept-old.json`).
   package static func parse(_ name: String) -> CopyName? {
     // NB: a byte search first: every name of a folder is parsed when its first key opens, and
-    // Foundation's search costs thousands of instructions a call on Linux.
+    // Foundation's search of a string is costly on Linux.
     guard ConflictCopyName.contains(name, anyOf: markerBytes) else { return nil }
     var found: [(Range<String.Index>, String)] = []
     for marker in markers {

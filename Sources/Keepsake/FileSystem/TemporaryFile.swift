@@ -75,12 +75,11 @@ enum TemporaryFile {
 
   /// The same for a key opened in `context`, listing each folder once per context.
   ///
-  /// NB: a folder of ten thousand keys was listed once per key (measured: most of a key's
-  /// creation). A dead writer writes nothing more, so what one listing found abandoned stays
-  /// so; a writer killed after it leaves a harmless file until the next launch.
+  /// NB: a folder of ten thousand keys was listed once per key, most of a key's creation. A dead
+  /// writer writes nothing more, so what one listing found abandoned stays so; a writer killed
+  /// after it leaves a harmless file until the next launch.
   ///
-  /// `path` is `url`'s path, which the key keeps (`URL.path` costs about 4,000 instructions a
-  /// call on Linux).
+  /// `path` is `url`'s path, which the key keeps (`URL.path` is costly on Linux).
   ///
   /// - Returns: What else was left beside the file for the key to take in: changes kept unsaved
   ///   by an earlier process (see ``Quarantine/unsavedMarker``) and files a save swapped out but

@@ -153,9 +153,9 @@ extension FileStorageKey {
   ) -> StorageSubscription? {
     let target = syncTarget
     let state = sync.state
-    // NB: the name once, from the path's bytes: a URL's last component costs thousands of
-    // instructions on Linux, and the matcher runs for every name of every event in the folder
-    // (each commit of another process makes four).
+    // NB: the name once, from the path's bytes: a URL's last component is costly on Linux, and
+    // the matcher runs for every name of every event in the folder (each commit of another
+    // process makes four).
     let fileName = FolderPath.lastComponent(of: filePath)
     let watched = context.fileSystem.watch(
       fileAt: filePath,

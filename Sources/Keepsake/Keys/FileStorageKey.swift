@@ -36,12 +36,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   package var file: URL { location.file }
   /// ``file``'s path.
   ///
-  /// NB: kept, because `URL.path` costs about 4,000 instructions a call on Linux.
+  /// NB: kept, because `URL.path` is costly on Linux.
   var filePath: String { location.filePath }
   /// The path of ``file``'s folder, which the sync code asks for at every read.
   ///
-  /// NB: kept with the file's path: found at each read, it was about 1,200 instructions of
-  /// every file key's creation.
+  /// NB: kept with the file's path: found at each read, it was a cost in every file key's
+  /// creation.
   var folderPath: String { location.folderPath }
   /// Why ``url`` cannot name a file Keepsake can keep (a name longer than a file system allows),
   /// reported as the key's load error: found when the key is made, before anything is read.
@@ -224,8 +224,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let problem: FileSystemError?
     do {
       file = try context.fileSystem.resolve(url, path: filePath, folders: context.resolvedFolders)
-      // NB: the path the key keeps, when no link changed it (`URL.path` costs thousands of
-      // instructions a call on Linux).
+      // NB: the path the key keeps, when no link changed it (`URL.path` is costly on Linux).
       let folded = foldedID(ofPath: file == url ? filePath : file.path, in: context)
       // The common case, a path without links: the key is already what it should be.
       if file == url && folded == nil { return self }

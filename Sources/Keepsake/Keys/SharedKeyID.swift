@@ -21,8 +21,7 @@ public struct SharedKeyID: Hashable, Sendable, CustomStringConvertible {
   /// still tells them apart.
   ///
   /// NB: a context finds a key's reference by its identity on every creation; hashing both
-  /// strings cost about 100 instructions more a key, and as much again each time the context's
-  /// table grows.
+  /// strings cost every key more, and as much again each time the context's table grows.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(name)
   }

@@ -60,7 +60,7 @@ final class DispatchLane: PersistenceLane {
     made.withLock { made in
       if let made { return made }
       // NB: the label is made with the queue, not with the reference: string work a key that
-      // never saves would pay on creation (measured).
+      // never saves would pay on creation.
       let queue = DispatchQueue(label: id.map { "keepsake.shared.\($0)" } ?? "keepsake.shared")
       queue.setSpecific(key: LaneKey.key, value: ObjectIdentifier(self))
       made = queue

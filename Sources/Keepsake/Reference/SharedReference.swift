@@ -46,8 +46,8 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   /// Counts mutations; a save records the generation it wrote in `savedGeneration`.
   // NB: guarded by the `storage` lock (read and written only inside it), so a mutation of a file
   // key costs no atomic read-modify-write; and so exempt from the run-time exclusivity check of
-  // a class's variable, which cost a mutation of a file key about 75 instructions, a fifth of an
-  // append (measured).
+  // a class's variable, which was a sizable part of a small mutation of a file key, such as an
+  // append.
   @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var generation: UInt64 = 0
   /// The generation last written or read: the value has a pending change when it differs.
   // NB: guarded by the `storage` lock, like `generation`.
@@ -124,14 +124,15 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   ///
   /// NB: the work that only some kinds of key need is in functions of their own, not inlined
   /// here: in this generic code each generic type it names (a file key, an optional of the
-  /// value) is a metadata lookup at run time (about 330 instructions), which the optimizer
-  /// hoists to the start, so an in-memory key paid for a file key's (measured).
+  /// value) is a metadata lookup at run time, which the optimizer hoists to the start, so an
+  /// in-memory key paid for a file key's.
   ///
   /// `inMemory` tells whether `given` is an ``InMemoryKey``, which stores nothing but this
   /// reference, and `shared` holds the parts of a coordinated key (`given` is then its key): the
-  /// caller knows both, often at compile time (a cast here cost about 960 instructions for the
-  /// first, 1,900 for the second). A reference of a key that does not persist parks its value in `slot`
-  /// when it dies; `revive` sets the value a previous one parked.
+  /// caller knows both, often at compile time (a cast here for either was a sizable part of a
+  /// key's creation: see "Costs the code avoids" in Benchmarks/README.md). A reference of a key
+  /// that does not persist parks its value in `slot` when it dies; `revive` sets the value a
+  /// previous one parked.
   init(
     key given: any SharedKey<Value>, shared: CoordinatedParts<Value>?, context: StorageContext,
     default makeDefault: () -> Value, inMemory: Bool, parkingIn slot: ReferenceSlot? = nil,
@@ -411,7 +412,7 @@ final class CoordinatedParts<Value: Sendable>: Sendable {
   /// Keeps `value` as the base of a merge, if the value merges.
   ///
   /// NB: a function of its own, so the reference's creation builds no optional of the value (a
-  /// metadata lookup at run time, about 330 instructions, for every key).
+  /// metadata lookup at run time, for every key).
   @inline(never)
   func keepBase(_ value: Value) {
     if merges { base = value }

@@ -11,15 +11,16 @@ extension SharedPath {
   ///
   /// NB: the cell rather than the reference, because retaining the cell is cheap: a reference is
   /// referred to weakly (by its context, by its subscriptions), so its count lives in a side
-  /// table and each retain and release takes the runtime's slow path (measured: 170 of the 530
-  /// instructions of `$settings.theme.withLock`). The cell's first target never changes, so a
-  /// projection made before a rebinding keeps its value, as it must.
+  /// table and each retain and release takes the runtime's slow path, a large part of a call
+  /// such as `$settings.theme.withLock` (see "Costs the code avoids" in Benchmarks/README.md).
+  /// The cell's first target never changes, so a projection made before a rebinding keeps its
+  /// value, as it must.
   @inlinable
   static func member<Root: Sendable>(ofCell keyPath: WritableKeyPath<Root, Value>) -> SharedPath {
     // NB: the accessors of a stored member never touch the key path, so that where the
     // projection is used at once and dropped, nothing uses it but the path's own field and the
-    // optimizer removes it, with its `swift_getKeyPath` and its release
-    // (`$settings.opened.withLock { ... }`: 210 instructions to 118). A branch on the offset
+    // optimizer removes it, with its `swift_getKeyPath` and its release (much of the cost of
+    // `$settings.opened.withLock { ... }` otherwise). A branch on the offset
     // inside one pair of accessors kept it: the optimizer folds the offset's `Optional` here,
     // not its value, so the key path's branch stayed.
     guard let offset = MemoryLayout<Root>.offset(of: keyPath) else {

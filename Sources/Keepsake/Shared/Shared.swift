@@ -45,7 +45,7 @@ public struct Shared<Value: Sendable>: @unchecked Sendable {
   ///
   /// NB: one reference-counted field, so copying a `Shared` (`model.$settings`) costs one
   /// retain, and the reads and changes of a key's `Shared` unwrap no optional (binding one
-  /// retained and released it on every call: twice a mutation's cost, measured).
+  /// retained and released it on every call, as costly as the rest of a mutation).
   @usableFromInline let object: AnyObject
   /// How a projection reaches its value from its root, or `nil` for a `Shared` with a cell.
   @usableFromInline let path: SharedPath<Value>?

@@ -33,8 +33,8 @@ enum ConflictCopyName {
   /// Whether `candidate` might be any engine's copy of some file: a cheap first look for the
   /// watcher, which hands every name in the folder to each key.
   ///
-  /// NB: searched as bytes: Foundation's `contains` costs about 7,000 instructions a call on
-  /// Linux, and this runs for every name of every event in a watched folder, for each key in it.
+  /// NB: searched as bytes: Foundation's `contains` is costly on Linux, and this runs for every
+  /// name of every event in a watched folder, for each key in it.
   /// A byte search finds every match a character search does (the tags are ASCII),
   /// and ``engine(ofCopy:of:)`` decides. The name's bytes are searched in place: a copy of them
   /// was an allocation for every key of the folder at every event (each commit of another

@@ -67,9 +67,8 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`
-  /// standardizes and resolves links with a system call per component, and `URL.path` costs
-  /// about 4,000 instructions a call; a key's creation asked for the folder three times
-  ///.
+  /// standardizes and resolves links with a system call per component, and `URL.path` is
+  /// costly; a key's creation asked for the folder three times.
   let folderPath: String
 
   init(

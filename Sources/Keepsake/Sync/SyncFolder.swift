@@ -65,9 +65,8 @@ enum SyncFolder {
       let prefix = folder == "/" ? "/" : folder + "/"
       for marker in markers {
         // NB: the marker's path as a string: on Linux `URL(fileURLWithPath:)` without
-        // `isDirectory` makes a `stat` of its own, and `appendingPathComponent` costs about
-        // 12,000 instructions; four markers at every level were most of a first key's cost in
-        // a new folder.
+        // `isDirectory` makes a `stat` of its own, and `appendingPathComponent` is costly; four
+        // markers at every level were most of a first key's cost in a new folder.
         let url = URL(fileURLWithPath: prefix + marker.name, isDirectory: false)
         // NB: a marker another user planted in this user's folder (or a link) does not make it
         // synced.

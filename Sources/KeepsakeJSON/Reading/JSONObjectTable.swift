@@ -38,7 +38,7 @@ final class JSONObjectTable: CodingPathNode {
     self.step = step
     index = nil
     // NB: one at a time: `removeAll(keepingCapacity:)` went through the generic
-    // `replaceSubrange`, about 75 instructions for an object of one member.
+    // `replaceSubrange`, costly for an object of one member.
     while !members.isEmpty { members.removeLast() }
     let base = state.source.base
     var position = state.skipWhitespace(from: offset + 1)

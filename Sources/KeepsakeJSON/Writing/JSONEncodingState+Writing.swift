@@ -132,8 +132,8 @@ extension JSONEncodingState {
     if members.count - base >= 2, !membersAreSortedAndPlain(from: base) {
       rewriteSorted(from: base)
     }
-    // NB: one at a time: `removeSubrange` went through the generic `replaceSubrange`, about 320
-    // instructions for the one member of a small struct.
+    // NB: one at a time: `removeSubrange` went through the generic `replaceSubrange`, costly
+    // for the one member of a small struct.
     while members.count > base { members.removeLast() }
     output.append(UInt8(ascii: "}"))
   }

@@ -19,9 +19,9 @@ struct FolderIdentity: Equatable {
 enum FolderPath {
   /// The components of an absolute path: `"/a/b"` is `["a", "b"]`, `"/"` is `[]`.
   ///
-  /// NB: split as bytes: splitting the string's characters finds grapheme boundaries, which
-  /// cost about 14,000 instructions for a path of 5 components, twice in a file key's creation.
-  /// A `/` byte is always a whole character in UTF-8.
+  /// NB: split as bytes: splitting the string's characters finds grapheme boundaries, which is
+  /// costly, and a file key's creation splits two paths. A `/` byte is always a whole character
+  /// in UTF-8.
   static func components(_ path: String) -> [String] {
     path.utf8.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }
   }
@@ -42,8 +42,8 @@ enum FolderPath {
     return PathScan.part(of: path, (slash + 1)..<path.utf8.count)
   }
 
-  /// `url.path`, for less when nothing in it is escaped: on Linux `URL.path` costs about 3,500
-  /// instructions a call, the escaped path `path(percentEncoded: true)` 1,000.
+  /// `url.path`, for less when nothing in it is escaped: on Linux `URL.path` costs much more
+  /// than the escaped path `path(percentEncoded: true)`.
   ///
   /// NB: an escaped path without `%` is the path, but for the trailing `/` of a folder, which
   /// `URL.path` drops. Any escape (a space, a letter beyond ASCII, an escaped `/` that `path`
@@ -60,9 +60,9 @@ enum FolderPath {
 
   /// `url.standardizedFileURL.path`, without its cost when the path has nothing to standardize.
   ///
-  /// NB: standardizing costs about 20,000 instructions on Linux, a tenth of a file key's
-  /// creation, for what is nearly always an absolute path without `.`, `..` or
-  /// empty components, which it returns as it is.
+  /// NB: standardizing is costly on Linux, a sizable part of a file key's creation, for what is
+  /// nearly always an absolute path without `.`, `..` or empty components, which it returns as
+  /// it is (see "Costs the code avoids" in Benchmarks/README.md).
   static func standardPath(of url: URL) -> String { standardPath(of: url, path: url.path) }
 
   /// ``standardPath(of:)`` of `url`, whose `path` is given.

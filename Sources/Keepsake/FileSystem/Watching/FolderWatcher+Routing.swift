@@ -30,7 +30,7 @@ struct WatchRoute {
   private let ownFolderPath: String
 
   /// NB: the folder's components are made only for a route that waits in an ancestor: splitting
-  /// and joining them was 9,000 instructions of each of a file key's two routes, whose folder is
+  /// and joining them was paid for nothing in each of a file key's two routes, whose folder is
   /// nearly always watched already.
   init(
     subscriber: WatchSubscriber, path: String, names: (@Sendable (String) -> Bool)? = nil,

@@ -92,7 +92,7 @@ package final class FolderWatcher: Sendable {
   /// ``subscribe(_:onChange:)`` of the file at `path`.
   ///
   /// NB: the path as a string, split once: URL's path operations cost more than the rest of a
-  /// subscription (measured on Linux).
+  /// subscription on Linux (see "Costs the code avoids" in `Benchmarks/README.md`).
   func subscribe(
     path: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
@@ -145,8 +145,8 @@ package final class FolderWatcher: Sendable {
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription {
     // NB: a route like a file's, in the same folder, whose name test is `matching`.
-    // NB: `path` is a resolved key's folder, already standard: no URL standardization here
-    // (measured: a tenth of a file key's creation).
+    // NB: `path` is a resolved key's folder, already standard: no URL standardization here,
+    // which would be a sizable part of a file key's creation.
     add(
       WatchRoute(
         subscriber: WatchSubscriber(onChange),
