@@ -12,8 +12,9 @@ import Foundation
 // are atomic and durable"): a temporary file with the metadata of the file it replaces, flushed;
 // swapped in for that file, and what came out compared with the version the writer read; the
 // folder flushed. A key's save, a preferences suite, the merge of a sync engine's copy, a kept
-// copy and the `keepsake` tool's restore all come through here (the merge without the check:
-// see the Data safety article's "Programs that do not take the lock").
+// change and the `keepsake` tool's restore all come through here (see the Data safety
+// article's "Programs that do not take the lock"); conflict copies are made without replacing
+// anything, and this device's own state written privately.
 extension LocalFileSystem {
   package func writeAtomically(_ data: Data, to url: URL) throws {
     try writeAtomically(data, to: url, privately: false)
