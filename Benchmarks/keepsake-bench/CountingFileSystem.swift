@@ -41,9 +41,9 @@ final class CountingFileSystem: FileSystem {
 
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     note(write: true)
-    try base.replaceAtomically(
+    return try base.replaceAtomically(
       data, at: url, expecting: expected, creatingFolder: creatingFolder)
   }
 

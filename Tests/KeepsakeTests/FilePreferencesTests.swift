@@ -58,13 +58,13 @@ struct FilePreferencesTests {
 
     override func replaceAtomically(
       _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-    ) throws {
+    ) throws -> FileIdentity? {
       let lands = remaining.withLock { count in
         defer { count -= 1 }
         return count > 0
       }
       if lands { try base.writeAtomically(bytes, to: url) }
-      try super.replaceAtomically(
+      return try super.replaceAtomically(
         data, at: url, expecting: expected, creatingFolder: creatingFolder)
     }
   }

@@ -180,7 +180,7 @@ struct KeepsakeToolTests {
     }
     func replaceAtomically(
       _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-    ) throws {
+    ) throws -> FileIdentity? {
       try disk.replaceAtomically(data, at: url, expecting: expected, creatingFolder: creatingFolder)
     }
     func copyItem(at source: URL, toNew destination: URL) throws -> Bool {

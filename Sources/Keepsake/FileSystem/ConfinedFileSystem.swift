@@ -58,7 +58,7 @@ struct ConfinedFileSystem: FileSystem {
 
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     try base.replaceAtomically(
       data, at: confine(url), expecting: expected, creatingFolder: creatingFolder)
   }

@@ -74,11 +74,16 @@ package protocol FileSystem: Sendable {
   ///
   /// - Parameter creatingFolder: Whether a missing folder is created; otherwise its absence
   ///   throws ``FileSystemError/Reason/folderRemoved``.
+  /// - Returns: The identity of the file written, as it is at its name now, taken from the file
+  ///   itself rather than from the name (which a program could have taken for its own file in
+  ///   the meantime); `nil` when the file system cannot tell it that way: the caller then looks
+  ///   at the name.
   /// - Throws: ``FileSystemError``, with ``FileSystemError/Reason/replacedMeanwhile`` when the
   ///   file there is not the expected one (nothing of this write stays in its place).
+  @discardableResult
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws
+  ) throws -> FileIdentity?
 
   /// Gives the regular file at `source` a durable copy at the new name `destination`, without
   /// reading it into memory, so a file of any size can be set aside (a second name for the same
@@ -320,14 +325,16 @@ package struct FileIdentity: Hashable, Sendable {
 extension FileSystem {
   /// The check, then the write: the file system doubles that wrap another have no swap of
   /// names, so another writer could still land between the two.
+  @discardableResult
   package func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     let found = try identity(of: url)
     guard found == expected else {
       throw FileSystemError(.write, path: url.path, reason: .replacedMeanwhile)
     }
     try writeAtomically(data, to: url)
+    return nil
   }
 
   /// Doubles that wrap a disk keep their folders.

@@ -152,9 +152,10 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// The check and the rename in one step, as a swap of names makes them on the real disk.
+  @discardableResult
   package func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     try write(
       data, to: url, replacing: true, expecting: .some(expected), creatingFolder: creatingFolder)
   }
@@ -179,16 +180,19 @@ package final class InMemoryFileSystem: FileSystem {
   /// replace a file, as the real disk's link does.
   ///
   /// With `expecting`, the file there must be the one it identifies (`.some(nil)`: no file), or
-  /// nothing is written (``FileSystemError/Reason/replacedMeanwhile``).
+  /// nothing is written (``FileSystemError/Reason/replacedMeanwhile``). Returns the identity of
+  /// the file written.
+  @discardableResult
   private func write(
     _ data: Data, to url: URL, replacing: Bool, expecting: FileIdentity?? = nil,
     creatingFolder: Bool = true
-  ) throws {
+  ) throws -> FileIdentity? {
     let path = key(url)
     let folder = (path as NSString).deletingLastPathComponent
     let temporary = (folder as NSString).appendingPathComponent(
       TemporaryFile.name(for: (path as NSString).lastPathComponent))
-    let callbacks = try state.withLock { state -> [@Sendable () -> Void] in
+    let (written, callbacks) = try state.withLock {
+      state -> (FileIdentity?, [@Sendable () -> Void]) in
       if case .some(let expected) = expecting, Self.identity(of: path, in: state) != expected {
         throw FileSystemError(.write, path: path, reason: .replacedMeanwhile)
       }
@@ -199,6 +203,7 @@ package final class InMemoryFileSystem: FileSystem {
         try Self.perform(.createFolder, folder, &state)
         Self.addFolders(of: path, to: &state)
       }
+      var written: FileIdentity?
       do {
         state.files[temporary] = Data()
         let fault = Self.fault(for: .write, temporary, &state)
@@ -222,6 +227,7 @@ package final class InMemoryFileSystem: FileSystem {
         state.identities[path] = state.version
         spell(path, as: url, in: &state)
         state.files[temporary] = nil
+        written = Self.identity(of: path, in: state)
       } catch {
         // A failed atomic write cleans up its temporary file, as the local writer does.
         state.files[temporary] = nil
@@ -230,9 +236,10 @@ package final class InMemoryFileSystem: FileSystem {
       // The rename already happened: a failed folder flush is reported but the new bytes stay,
       // exactly as on a real disk.
       try Self.perform(.fsync, folder, &state)
-      return Self.callbacks(for: path, in: state)
+      return (written, Self.callbacks(for: path, in: state))
     }
     for callback in callbacks { callback() }
+    return written
   }
 
   package func removeItem(at url: URL) throws {

@@ -49,9 +49,10 @@ extension LocalFileSystem {
     try syncFolder(folder)
   }
 
+  @discardableResult
   package func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     let target = try resolve(url, for: .write)
     let folder = target.deletingLastPathComponent()
     let changedMeanwhile = FileSystemError(.write, path: target.path, reason: .replacedMeanwhile)
@@ -66,18 +67,20 @@ extension LocalFileSystem {
       let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
         try writeAll(data, to: fd, path: path)
       }
+      let written = WrittenFile(temporary)
       do {
         try place(temporary, at: target)
       } catch let error as FileSystemError where error.reason == .alreadyExists {
         // A program created the file at this instant: it wins, and the save merges with it.
         throw changedMeanwhile
       }
-      return
+      return written.identity()
     }
     guard Self.identity(existing) == expected else { throw changedMeanwhile }
     let temporary = try writeTemporary(besides: target, carrying: (target.path, existing)) {
       fd, path in try writeAll(data, to: fd, path: path)
     }
+    let written = WrittenFile(temporary)
     // NB: looked at again just before the swap. A program's rename that landed while the
     // temporary file was written and flushed (milliseconds) is then refused without our file
     // ever taking its place, not even for the instant a swap back takes: a sync engine's
@@ -96,7 +99,7 @@ extension LocalFileSystem {
       // between it and the rename to a writer that ignores the lock.
       try rename(temporary, over: target)
       try syncFolder(folder)
-      return
+      return written.identity()
     }
     var out = stat()
     let swappedOut = lstat(temporary.path, &out) == 0 ? Self.identity(out) : nil
@@ -107,6 +110,7 @@ extension LocalFileSystem {
     _ = calls.unlink(temporary.path)
     // The swap is only durable once the folder's entries are on disk.
     try syncFolder(folder)
+    return written.identity()
   }
 
   /// Puts back the file a save swapped out when it was not the one the save was based on.
@@ -375,4 +379,26 @@ extension LocalFileSystem {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))
     }
   }
+}
+
+/// The file a save wrote, held open for reading, so its identity is taken from the file itself
+/// once it is in place: a look at the name could find a file a program put there since.
+private final class WrittenFile {
+  private let fd: Int32
+
+  /// Opens `temporary` before it takes the file's name; `-1` (an identity of `nil` later) when
+  /// it cannot.
+  init(_ temporary: URL) {
+    // NB: not through the system calls a test records: a read-only look changes nothing.
+    fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
+  }
+
+  /// The file's identity now: its change time moved by the rename that put it in place.
+  func identity() -> FileIdentity? {
+    var info = stat()
+    guard fd >= 0, fstat(fd, &info) == 0 else { return nil }
+    return LocalFileSystem.identity(info)
+  }
+
+  deinit { if fd >= 0 { close(fd) } }
 }

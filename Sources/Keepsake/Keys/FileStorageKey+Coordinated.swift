@@ -71,11 +71,12 @@ extension FileStorageKey: CoordinatedKey {
       throw FileSystemError(
         .write, path: file.path, reason: .valueTooLarge(size: data.count, limit: maximumFileSize))
     }
+    let written: FileIdentity?
     do {
       // NB: in place of exactly what the last look found: anything else that lands there is
       // never written over, and the save reads it and merges (see `replaceAtomically`). A
       // folder removed since the key knew the file is not created again.
-      try fileSystem.replaceAtomically(
+      written = try fileSystem.replaceAtomically(
         data, at: file, expecting: known.seen(), creatingFolder: !known.hasHadFile())
     } catch let error as FileSystemError
       where error.reason == .replacedMeanwhile || error.reason == .folderRemoved
@@ -92,9 +93,12 @@ extension FileStorageKey: CoordinatedKey {
       }
       throw error
     }
-    let written = try? fileSystem.identity(of: file)
-    known.set(written)
-    known.noteLook(at: data, identity: written)
+    // NB: the identity of the file written, from the file itself where the file system tells
+    // it: a program that put its own file at the name since (an editor ignoring the lock) is
+    // then not taken for this write, and the next save reads and merges it.
+    let identity = written ?? (try? fileSystem.identity(of: file))
+    known.set(identity)
+    known.noteLook(at: data, identity: identity)
     syncDidWrite(data, in: context)
   }
 }

@@ -318,9 +318,9 @@ struct SyncResolver<Value: Sendable> {
     var identity = file.identity
     if data != file.data {
       do {
-        try fileSystem.replaceAtomically(
+        let written = try fileSystem.replaceAtomically(
           data, at: target.url, expecting: file.identity, creatingFolder: true)
-        identity = try? fileSystem.identity(of: target.url)
+        identity = written ?? (try? fileSystem.identity(of: target.url))
       } catch {
         return false
       }

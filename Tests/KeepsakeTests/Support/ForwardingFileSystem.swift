@@ -15,7 +15,7 @@ class ForwardingFileSystem: FileSystem, @unchecked Sendable {
   func writeAtomically(_ data: Data, to url: URL) throws { try base.writeAtomically(data, to: url) }
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     try base.replaceAtomically(
       data, at: url, expecting: expected, creatingFolder: creatingFolder)
   }

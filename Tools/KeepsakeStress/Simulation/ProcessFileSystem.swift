@@ -46,7 +46,7 @@ struct ProcessFileSystem: FileSystem {
   /// what the swap takes out, so it is refused.
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-  ) throws {
+  ) throws -> FileIdentity? {
     try refuseIfDead(.write, url)
     if let file = disk.file(at: SimulatedDisk.path(url)) { disk.savingFile(file) }
     // NB: not noted as examined: what the check saw is not what the save was based on.
@@ -55,6 +55,7 @@ struct ProcessFileSystem: FileSystem {
       throw FileSystemError(.write, path: url.path, reason: .replacedMeanwhile)
     }
     try writeAtomically(data, to: url)
+    return nil
   }
 
   func writeAtomically(_ data: Data, to url: URL) throws {
