@@ -18,7 +18,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// A name for diagnostics, such as `live` or the identity of a test.
   public let name: String
   /// Where references run their persistence, and the clock their timers read.
-  package let scheduler: any PersistenceScheduler
+  let scheduler: any PersistenceScheduler
   /// Whether this context is isolated storage, which never touches the live storage.
   ///
   /// Isolated storage never reads or writes the user's files and preferences, whether it is in

@@ -22,7 +22,7 @@ public final class StorageSubscription: Sendable {
 
   /// Why outside changes are not seen right now (the system's watch limit was reached, say),
   /// or `nil` while they are.
-  package var failure: (any Error)? { currentFailure() }
+  var failure: (any Error)? { currentFailure() }
 
   /// Stops notifications.
   public func cancel() { onCancel() }

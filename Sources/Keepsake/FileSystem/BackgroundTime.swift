@@ -16,7 +16,7 @@ import Synchronization
 /// not yet written stays pending (and, at the app's next launch, is saved then).
 package struct BackgroundTime: Sendable {
   /// Starts a span named `reason`; the returned span ends it.
-  package var begin: @Sendable (_ reason: String) -> Span
+  var begin: @Sendable (_ reason: String) -> Span
 
   /// Spans with these bodies.
   package init(begin: @escaping @Sendable (_ reason: String) -> Span) {
@@ -40,7 +40,7 @@ package struct BackgroundTime: Sendable {
     func expire() { expiredFlag.store(true, ordering: .releasing) }
 
     /// Ends the span; ending it again does nothing.
-    package func end() {
+    func end() {
       let end = onEnd.withLock { end in
         defer { end = nil }
         return end
@@ -50,7 +50,7 @@ package struct BackgroundTime: Sendable {
   }
 
   /// Nothing to ask for: processes are not suspended while they hold a lock.
-  package static let none = BackgroundTime { _ in Span(end: {}) }
+  static let none = BackgroundTime { _ in Span(end: {}) }
 
   /// The system's: `performExpiringActivity` where apps are suspended, else ``none``.
   package static var live: BackgroundTime {

@@ -16,17 +16,17 @@
 /// name exactly.
 package enum PathBytes {
   /// The bytes as a string, or `nil` when they are not valid UTF-8.
-  package static func string(_ bytes: some Collection<UInt8>) -> String? {
+  static func string(_ bytes: some Collection<UInt8>) -> String? {
     String(validating: bytes, as: UTF8.self)
   }
 
   /// The C string at `pointer` as a string, or `nil` when it is not valid UTF-8.
-  package static func string(cString pointer: UnsafePointer<CChar>) -> String? {
+  static func string(cString pointer: UnsafePointer<CChar>) -> String? {
     String(validatingCString: pointer)
   }
 
   /// The bytes of the C string at `pointer`, without its terminator.
-  package static func bytes(cString pointer: UnsafePointer<CChar>) -> [UInt8] {
+  static func bytes(cString pointer: UnsafePointer<CChar>) -> [UInt8] {
     let count = strlen(pointer)
     return pointer.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
       Array(UnsafeBufferPointer(start: bytes, count: count))
@@ -88,7 +88,7 @@ extension PathBytes {
   /// not set.
   ///
   /// - Throws: ``UnrepresentableText`` when it is not valid UTF-8.
-  package static func environmentValue(_ name: String) throws(UnrepresentableText) -> String? {
+  static func environmentValue(_ name: String) throws(UnrepresentableText) -> String? {
     guard let pointer = getenv(name) else { return nil }
     guard let value = string(cString: pointer) else {
       throw UnrepresentableText(what: "$\(name)", bytes: escaped(bytes(cString: pointer)))
@@ -101,9 +101,9 @@ extension PathBytes {
 /// refuses rather than open a look-alike file.
 package struct UnrepresentableText: Error, Equatable, Sendable, CustomStringConvertible {
   /// Which one: `argument 2`, `$HOME`.
-  package var what: String
+  var what: String
   /// Its bytes, escaped (see ``PathBytes/escaped(_:)``).
-  package var bytes: String
+  var bytes: String
 
   package var description: String {
     "\(what) (\(bytes)) is not valid UTF-8, so it cannot be taken exactly and nothing was done; "

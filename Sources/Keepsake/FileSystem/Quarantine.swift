@@ -41,15 +41,15 @@ package enum Quarantine {
   /// A copy's name, taken apart.
   package struct CopyName: Equatable, Sendable {
     /// What stands for the original's name without its extension (shortened, for a long name).
-    package var stem: String
+    var stem: String
     /// ``Quarantine/marker``, ``Quarantine/conflictMarker`` or ``Quarantine/keptMarker``.
     package var marker: String
     /// The UTC time, to the second: `20261129T210300Z`.
     var stamp: String
     /// 1 for the first copy of its second, then 2, 3, ....
-    package var counter: Int
+    var counter: Int
     /// The original's extension, or an empty string.
-    package var ext: String
+    var ext: String
 
     /// What the copy is: `quarantined`, `conflict` or `kept`.
     package var kind: String {
@@ -135,7 +135,7 @@ package enum Quarantine {
   }
 
   /// The copies of the file named `original` among `names` with `marker`, oldest first.
-  package static func copies(
+  static func copies(
     of original: String, among names: some Sequence<String>, marker: String
   ) -> [String] {
     let (stem, ext) = parts(of: original)

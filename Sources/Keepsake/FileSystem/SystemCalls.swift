@@ -325,7 +325,7 @@ package struct ProtectionClassCalls: Sendable {
 
 extension SystemCalls {
   /// These calls, with `time` asked of the system while a lock is held.
-  package func asking(_ time: BackgroundTime) -> SystemCalls {
+  func asking(_ time: BackgroundTime) -> SystemCalls {
     SystemCalls(
       open: open, write: write, fullFlush: fullFlush, close: close, rename: rename, link: link,
       unlink: unlink, mkdir: mkdir, fchmod: fchmod, flock: flock, fchown: fchown,

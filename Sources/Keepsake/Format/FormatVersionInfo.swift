@@ -15,16 +15,16 @@ package struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// The layout, or `nil` when the bytes are not JSON or the envelope is invalid.
-  package var layout: Layout?
+  var layout: Layout?
   /// The version a read starts from.
   ///
   /// The envelope's version, or the format's legacy version for a bare file; `nil` when it
   /// cannot be determined.
   package var version: Int?
   /// The version this app reads and writes.
-  package var currentVersion: Int
+  var currentVersion: Int
   /// Why a read would fail before looking at the content, or `nil` when it would proceed.
-  package var problem: FormatError?
+  var problem: FormatError?
 
   /// Creates a report; tools normally get one from ``VersionedFormat/version(of:)``.
   package init(layout: Layout?, version: Int?, currentVersion: Int, problem: FormatError?) {

@@ -14,7 +14,7 @@ package enum JSONCoding: Sendable {
   case foundation
 
   /// The codec in use.
-  package static var current: JSONCoding {
+  static var current: JSONCoding {
     selection.load(ordering: .relaxed) ? .foundation : .keepsake
   }
 

@@ -111,7 +111,7 @@ package final class TestDetector: Sendable {
 
   /// The storage keys use when no scope sets one: `live()` in an app, the running test's in a
   /// test process, the preview's in an Xcode preview.
-  package func context(live: () -> StorageContext) -> StorageContext {
+  func context(live: () -> StorageContext) -> StorageContext {
     isolatedContext() ?? live()
   }
 
@@ -260,7 +260,7 @@ package final class TestDetector: Sendable {
   package struct SymbolAddress: @unchecked Sendable {
     // NB: unchecked: the address of code, only ever called, never written through; images with
     // Swift code are never unloaded.
-    package let pointer: UnsafeMutableRawPointer
+    let pointer: UnsafeMutableRawPointer
 
     package init(_ pointer: UnsafeMutableRawPointer) {
       self.pointer = pointer

@@ -33,7 +33,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   public var id: SharedKeyID { location.id }
   /// The file itself: ``url`` with its links resolved in the key's context (see
   /// ``resolved(in:)``), where it is read and written, and its lock and copies kept beside.
-  package var file: URL { location.file }
+  var file: URL { location.file }
   /// ``file``'s path.
   ///
   /// NB: kept, because `URL.path` is costly on Linux.
@@ -50,7 +50,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   var encode: @Sendable (Value) throws -> Data { settings.encode }
   /// The largest file the key reads; a larger one is refused unread (data-safety rule "Bad files
   /// get a clear error at once"; see the Data safety article).
-  package var maximumFileSize: Int { settings.maximumFileSize }
+  var maximumFileSize: Int { settings.maximumFileSize }
   /// Whether the first read happens off the caller's thread (see ``Shared/isLoading``).
   var loadsInBackground: Bool { settings.loadsInBackground }
   /// How a pending change merges with another process's change of the file, if it can.

@@ -15,7 +15,7 @@ import Foundation
 /// }
 /// ```
 public final class StorageClock: Sendable {
-  package let scheduler: any PersistenceScheduler
+  let scheduler: any PersistenceScheduler
   private let manual: ManualScheduler?
 
   package init(scheduler: any PersistenceScheduler) {

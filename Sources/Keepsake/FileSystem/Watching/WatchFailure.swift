@@ -35,16 +35,16 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
   }
 
   /// The path of the watched file, as given to the process's watcher.
-  package var file: String
+  var file: String
   /// The folder that could not be watched.
   ///
   /// The file's own folder, or the ancestor a missing folder is awaited in; empty for
   /// ``Operation/createInstance`` and ``Operation/watchFile``.
-  package var folder: String
+  var folder: String
   /// The system call that failed.
-  package var operation: Operation
+  var operation: Operation
   /// The `errno` the call failed with.
-  package var code: Int32
+  var code: Int32
 
   /// Creates a failure.
   package init(file: String, folder: String, operation: Operation, code: Int32) {
