@@ -137,22 +137,6 @@ extension LocalFileSystem {
     code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP || code == ENOTTY
   }
 
-  package func folderExists(_ url: URL) -> Bool {
-    var info = stat()
-    return stat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-  }
-
-  package func belongsWithStore(_ url: URL, store: URL) -> Bool {
-    var entry = stat()
-    guard lstat(url.path, &entry) == 0, entry.st_mode & S_IFMT != S_IFLNK else { return false }
-    var owner = stat()
-    guard
-      stat(store.path, &owner) == 0
-        || stat(store.deletingLastPathComponent().path, &owner) == 0
-    else { return false }
-    return entry.st_uid == owner.st_uid
-  }
-
   package func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())

@@ -198,6 +198,22 @@ package struct LocalFileSystem: FileSystem {
       inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: modified, changed: changed)
   }
 
+  package func folderExists(_ url: URL) -> Bool {
+    var info = stat()
+    return stat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  package func belongsWithStore(_ url: URL, store: URL) -> Bool {
+    var entry = stat()
+    guard lstat(url.path, &entry) == 0, entry.st_mode & S_IFMT != S_IFLNK else { return false }
+    var owner = stat()
+    guard
+      stat(store.path, &owner) == 0
+        || stat(store.deletingLastPathComponent().path, &owner) == 0
+    else { return false }
+    return entry.st_uid == owner.st_uid
+  }
+
   package func removeItem(at url: URL) throws {
     if calls.unlink(url.path) != 0 && errno != ENOENT {
       throw FileSystemError(.remove, path: url.path, reason: .init(errno: errno))
