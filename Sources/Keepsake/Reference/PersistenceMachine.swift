@@ -1,5 +1,8 @@
 import Foundation
 
+// NB: longer than this project's files usually are: the transition function is the one place
+// that changes the machine's state, which its `private(set)` properties allow only in this file.
+
 /// The persistence of one shared reference as one state machine: every decision about when to
 /// read, save, merge, keep a copy or report is made by ``handle(_:now:)``, and nowhere else.
 ///
@@ -12,16 +15,32 @@ import Foundation
 /// "The persistence of a reference" states, for each state, what the file and the app may see.
 ///
 /// ## States
-/// - **loading**: the key's first read runs in the background; the value is the default.
-/// - **clean**: the value in memory is what this reference last read or wrote.
-/// - **pending**: a change waits for its coalesced save (the timer is armed).
+/// The machine's state is stored in three parts, each one case at a time, which the transition
+/// function alone changes:
+/// - the **work** (``Work``): nothing, a job on the writer lane, or a transaction holding the
+///   file's lock (with its end running, once it does);
+/// - the **stored data**: readable, or not (``Stored``), and whether the key's first load is still
+///   under way;
+/// - the **wait for a save**: the coalescing timer armed, a removed file waited for (see
+///   ``ReplacementWait``).
+///
+/// What arrives while a job or a transaction runs waits in the ``Backlog``. The named states the
+/// Data safety article describes are how the parts read together (``phase``), in this order:
+/// - **in a transaction**: a transaction holds the file's lock. Nothing it changes is written
+///   before it ends.
 /// - **saving**: a job runs on the reference's writer lane: a save, a reload, a transaction's
 ///   start or end.
+/// - **loading**: the key's first read runs in the background; the value is the default.
 /// - **protected**: the stored data could not be read. Nothing is written over it; changes stay
 ///   pending and ``SharedSaveError/protected(_:)`` says so (data-safety rule "A file Keepsake
 ///   cannot read is never overwritten").
-/// - **in a transaction**: a transaction holds the file's lock. Nothing it changes is written
-///   before it ends.
+/// - **pending**: a change waits for its coalesced save (the timer is armed), or for a removed
+///   file to be put back.
+/// - **clean**: the value in memory is what this reference last read or wrote.
+///
+/// The parts are kept apart because they change apart: the timer is armed while a job runs, a
+/// reload runs while the data is unreadable, and one stored case for each combination would
+/// repeat every transition that does not care about the others.
 ///
 /// ## Invariants
 /// 1. A pending change is never dropped. A reload that finds the stored data changed while a
@@ -35,9 +54,6 @@ import Foundation
 ///    writing, and the reference becomes protected.
 /// 4. One job at a time: what arrives while a job runs (a mutation, the timer, an outside
 ///    change, a request) is recorded and served when the job ends, in order.
-///
-/// NB: one file of about 900 lines, on purpose: the transition function is the one place that
-/// changes the machine's state, which its `private(set)` properties allow only in this file.
 struct PersistenceMachine: Sendable {
   // MARK: - What the machine works with
 
@@ -297,19 +313,39 @@ struct PersistenceMachine: Sendable {
   }
 
   private(set) var lastConflict: LastConflict?
-  private(set) var job: Job?
-  /// Whether a transaction holds the file's lock between its start and its end.
-  private(set) var inTransaction = false
+  /// What the machine is doing: nothing, a job, or a transaction.
+  private(set) var work = Work.idle
+  /// What waits for the running job (or the open transaction) to end.
+  private(set) var backlog = Backlog()
   private(set) var saveTimerArmed = false
-  /// Requests waiting for the running job (or the open transaction) to end, in order.
-  private(set) var queue: [(Purpose, Waiter)] = []
-  private(set) var wantsReload = false
-  /// A save is due once the running job (or the open transaction) ends.
-  private(set) var wantsSave = false
   /// Where the wait for a removed file to be put back is (see ``replacementGrace``).
   private(set) var replacement = ReplacementWait.none
   /// Whether the process is exiting: a save then never waits for a removed file to come back.
   private(set) var exiting = false
+
+  /// What the machine is doing, one at a time.
+  enum Work: Sendable {
+    /// No job runs and no transaction is open.
+    case idle
+    /// A job runs on the writer lane (the state **saving**).
+    case running(Job)
+    /// A transaction holds the file's lock between its start and its end; `ending` is its
+    /// commit or rollback once that runs. Nothing else runs inside a transaction (invariant 2).
+    case inTransaction(ending: Job?)
+  }
+
+  /// Work that waits for the running job (or the open transaction) to end, served in this
+  /// order when it does.
+  struct Backlog: Sendable {
+    /// Requests, in the order they came; inside a transaction only its end is served.
+    var requests: [(Purpose, Waiter)] = []
+    /// The stored data changed meanwhile: read it again.
+    var reload = false
+    /// A change waits for a save.
+    var save = false
+    /// Preferences: queued writes are to be made durable.
+    var makeDurable = false
+  }
 
   /// The wait for a removed file to be put back.
   enum ReplacementWait: Sendable, Equatable {
@@ -319,9 +355,6 @@ struct PersistenceMachine: Sendable {
     /// The grace is over: the next save writes the file, only if its name is still empty.
     case over
   }
-  /// Preferences: queued writes are to be made durable once the running job ends.
-  private(set) var wantsDurable = false
-
   init(
     storage: Storage, interval: Duration?, lockTimeout: Duration, loadError: SharedLoadError?,
     isLoading: Bool
@@ -344,11 +377,26 @@ struct PersistenceMachine: Sendable {
     case loading, clean, pending, saving, protected, inTransaction
   }
 
+  /// The job running now, if any: alone, or a transaction's end.
+  var job: Job? {
+    switch work {
+    case .idle: nil
+    case .running(let job): job
+    case .inTransaction(let ending): ending
+    }
+  }
+
+  /// Whether a transaction holds the file's lock between its start and its end.
+  var inTransaction: Bool {
+    if case .inTransaction = work { return true }
+    return false
+  }
+
   /// Whether a transaction is open, or starting or ending, or waits to start.
   var transactionUnderWay: Bool {
     if inTransaction { return true }
     if let job, isTransactional(job.purpose) { return true }
-    return queue.contains { isTransactional($0.0) }
+    return backlog.requests.contains { isTransactional($0.0) }
   }
 
   private func isTransactional(_ purpose: Purpose) -> Bool {
@@ -358,9 +406,14 @@ struct PersistenceMachine: Sendable {
     }
   }
 
+  /// The named state, read from the stored parts: the work first, then the stored data, then
+  /// the wait for a save.
   var phase: Phase {
-    if inTransaction { return .inTransaction }
-    if job != nil { return .saving }
+    switch work {
+    case .inTransaction: return .inTransaction
+    case .running: return .saving
+    case .idle: break
+    }
     if isLoading { return .loading }
     if loadError != nil { return .protected }
     if saveTimerArmed || replacement == .waiting { return .pending }
@@ -379,12 +432,12 @@ struct PersistenceMachine: Sendable {
       // The end of the grace saves what is pending, or the first job after it, when a write
       // (a file put back and merged) ends the wait before the grace does.
       if replacement == .waiting {
-        wantsSave = true
+        backlog.save = true
         return []
       }
       if job != nil || inTransaction {
         // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
-        wantsSave = true
+        backlog.save = true
         return []
       }
       return start(.save(force: false), waiters: [], patient: true)
@@ -392,21 +445,21 @@ struct PersistenceMachine: Sendable {
       guard replacement == .waiting else { return [] }
       replacement = .over
       if job != nil || inTransaction {
-        wantsSave = true
-        wantsReload = true
+        backlog.save = true
+        backlog.reload = true
         return []
       }
       // The grace is over: the file is read again. Still gone, a change pending writes it
       // (never over one that arrives now), and with nothing pending the removal is taken in.
       // A change whose save the grace held back is saved after that read, whatever it found.
-      wantsSave = true
+      backlog.save = true
       return start(.reload, waiters: [])
     case .timerFired(.lockRetry):
       guard let job, job.step == .lock else { return [] }
       return [.run(.lock)]
     case .outsideChange:
       if job != nil || inTransaction {
-        wantsReload = true
+        backlog.reload = true
         return []
       }
       return start(.reload, waiters: [])
@@ -459,7 +512,7 @@ struct PersistenceMachine: Sendable {
     // NB: a preferences write is acknowledged only once it is durable (rule "An acknowledged
     // save is on disk"): its error is cleared once the store made it durable.
     if job == nil { return start(.makeDurable, waiters: []) }
-    wantsDurable = true
+    backlog.makeDurable = true
     return []
   }
 
@@ -474,7 +527,7 @@ struct PersistenceMachine: Sendable {
       }
     case .commit, .rollback:
       guard inTransaction, job == nil else {
-        queue.append((purpose, waiter))
+        backlog.requests.append((purpose, waiter))
         return []
       }
       return start(purpose, waiters: [waiter])
@@ -482,7 +535,7 @@ struct PersistenceMachine: Sendable {
       break
     }
     if job != nil || inTransaction {
-      queue.append((purpose, waiter))
+      backlog.requests.append((purpose, waiter))
       return []
     }
     return start(purpose, waiters: [waiter])
@@ -531,14 +584,15 @@ struct PersistenceMachine: Sendable {
       // directly.
       return [.complete(waiters, .success(()))]
     }
-    job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
+    var job = Job(purpose: purpose, step: first, waiters: waiters, holdsLock: holdsLock)
     // NB: a save someone waits for (`save()`, `flush()`, the exit) ends the wait for a removed
     // file as its end would: an acknowledged save is on disk when it returns.
-    job?.patient = patient && waiters.isEmpty && replacement != .over && !exiting
+    job.patient = patient && waiters.isEmpty && replacement != .over && !exiting
     switch purpose {
-    case .reload, .load: job?.reads = true
+    case .reload, .load: job.reads = true
     default: break
     }
+    run(job)
     effects.append(.run(first))
     return effects
   }
@@ -551,7 +605,7 @@ struct PersistenceMachine: Sendable {
       // The refused change is kept durably before the caller hears of the refusal.
       var job = Job(purpose: purpose, step: .keepUnsaved, waiters: waiters)
       job.failure = error
-      self.job = job
+      run(job)
       return setSaveError(error) + [.run(.keepUnsaved)]
     }
     return setSaveError(error) + [.complete(waiters, .failure(error))] + serveNext()
@@ -578,16 +632,16 @@ struct PersistenceMachine: Sendable {
     case .ignore:
       return []
     case .wait:
-      self.job = job
+      run(job)
       return effects
     case .step(let step):
       job.step = step
-      self.job = job
+      run(job)
       return effects + [.run(step)]
     case .end:
       if job.holdsLock && !keepsLock(job) {
         job.step = .unlock
-        self.job = job
+        run(job)
         return effects + [.run(.unlock)]
       }
       return effects + finish(job)
@@ -639,7 +693,7 @@ struct PersistenceMachine: Sendable {
         // The stored data is readable again (a newer app migrated it, someone restored it).
         // Invariant 1: a change made while it was unreadable armed no save; one follows now.
         stored = .readable
-        wantsSave = true
+        backlog.save = true
         effects.append(.publish(.loadError))
         if case .protected = saveError { effects += setSaveError(nil) }
       }
@@ -810,25 +864,28 @@ struct PersistenceMachine: Sendable {
     return false
   }
 
+  /// Makes `job` the running one: alone, or as the end of the open transaction.
+  private mutating func run(_ job: Job) {
+    work = inTransaction ? .inTransaction(ending: job) : .running(job)
+  }
+
   /// Ends `job`: tells its waiters, opens or closes a transaction, and serves what waited.
   private mutating func finish(_ job: Job) -> [Effect] {
     var effects: [Effect] = []
     let outcome: Outcome = job.failure.map { .failure($0) } ?? .success(())
     switch job.purpose {
-    case .begin:
-      if job.failure == nil {
-        inTransaction = true
-        effects.append(.keepSnapshot)
-        effects.append(.saveIsArmed(true))
-      }
+    case .begin where job.failure == nil:
+      work = .inTransaction(ending: nil)
+      effects.append(.keepSnapshot)
+      effects.append(.saveIsArmed(true))
     case .commit:
-      inTransaction = false
+      work = .idle
       effects.append(.saveIsArmed(false))
     case .rollback:
-      inTransaction = false
+      work = .idle
       // NB: a change made while the transaction started (after its snapshot) is restored
       // unsaved; a save follows, and finds it (invariant 1).
-      wantsSave = true
+      backlog.save = true
       effects.append(.saveIsArmed(false))
     default:
       break
@@ -848,33 +905,39 @@ struct PersistenceMachine: Sendable {
       isLoading = false
       effects.append(.publish(.isLoading))
     }
+    if case .running = work { work = .idle }
+    if case .inTransaction(.some) = work { work = .inTransaction(ending: nil) }
     effects.append(.complete(job.waiters, outcome))
-    self.job = nil
     return effects + serveNext()
   }
 
   /// Starts what waited for the job that just ended.
   private mutating func serveNext() -> [Effect] {
-    guard job == nil else { return [] }
-    if inTransaction {
-      guard let index = queue.firstIndex(where: { isTransactionEnd($0.0) }) else { return [] }
-      let (purpose, waiter) = queue.remove(at: index)
+    switch work {
+    case .running, .inTransaction(.some):
+      return []
+    case .inTransaction(nil):
+      let requests = backlog.requests
+      guard let index = requests.firstIndex(where: { isTransactionEnd($0.0) }) else { return [] }
+      let (purpose, waiter) = backlog.requests.remove(at: index)
+      return start(purpose, waiters: [waiter])
+    case .idle:
+      break
+    }
+    if !backlog.requests.isEmpty {
+      let (purpose, waiter) = backlog.requests.removeFirst()
       return start(purpose, waiters: [waiter])
     }
-    if !queue.isEmpty {
-      let (purpose, waiter) = queue.removeFirst()
-      return start(purpose, waiters: [waiter])
-    }
-    if wantsReload {
-      wantsReload = false
+    if backlog.reload {
+      backlog.reload = false
       return start(.reload, waiters: [])
     }
-    if wantsSave {
-      wantsSave = false
+    if backlog.save {
+      backlog.save = false
       return start(.save(force: false), waiters: [], patient: true)
     }
-    if wantsDurable {
-      wantsDurable = false
+    if backlog.makeDurable {
+      backlog.makeDurable = false
       return start(.makeDurable, waiters: [])
     }
     return []
