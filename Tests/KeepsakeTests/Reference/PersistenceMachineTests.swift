@@ -292,6 +292,24 @@ struct PersistenceMachineTests {
     #expect(Self.step(after) == .read(again: false), "the deferred reload")
   }
 
+  @Test("A transaction's end runs inside it, alone; a request made meanwhile runs after its unlock")
+  func transactionEndRunsAlone() {
+    var machine = Self.inTransaction()
+    let ending = Caller()
+    Self.send(&machine, .request(.commit, ending.waiter, insideTransaction: false))
+    #expect(machine.phase == .inTransaction, "its end runs inside the transaction")
+    let waiting = Caller()
+    #expect(
+      Self.send(&machine, .request(.save(force: true), waiting.waiter, insideTransaction: false))
+        .isEmpty, "nothing else starts while it runs")
+    Self.send(&machine, .found(changed: false), .reconciled(.init(write: true)), .written)
+    #expect(machine.phase == .inTransaction, "until its lock is released")
+    let after = Self.send(&machine, .unlocked)
+    #expect(ending.ended && !ending.failed && !waiting.ended)
+    #expect(Self.step(after) == .lock, "then the save that waited starts")
+    #expect(machine.phase == .saving)
+  }
+
   // MARK: - Locks and time
 
   @Test("A busy lock is asked for again on the clock, and fails at the lock timeout")
