@@ -386,15 +386,9 @@ struct PersistenceMachine: Sendable {
     }
   }
 
-  /// Whether a transaction holds the file's lock between its start and its end.
-  var inTransaction: Bool {
-    if case .inTransaction = work { return true }
-    return false
-  }
-
   /// Whether a transaction is open, or starting or ending, or waits to start.
   var transactionUnderWay: Bool {
-    if inTransaction { return true }
+    if case .inTransaction = work { return true }
     if let job, isTransactional(job.purpose) { return true }
     return backlog.requests.contains { isTransactional($0.0) }
   }
@@ -435,7 +429,7 @@ struct PersistenceMachine: Sendable {
         backlog.save = true
         return []
       }
-      if job != nil || inTransaction {
+      guard case .idle = work else {
         // NB: invariant 2: inside a transaction the commit writes; never an intermediate value.
         backlog.save = true
         return []
@@ -444,7 +438,7 @@ struct PersistenceMachine: Sendable {
     case .timerFired(.replacementGrace):
       guard replacement == .waiting else { return [] }
       replacement = .over
-      if job != nil || inTransaction {
+      guard case .idle = work else {
         backlog.save = true
         backlog.reload = true
         return []
@@ -458,7 +452,7 @@ struct PersistenceMachine: Sendable {
       guard let job, job.step == .lock else { return [] }
       return [.run(.lock)]
     case .outsideChange:
-      if job != nil || inTransaction {
+      guard case .idle = work else {
         backlog.reload = true
         return []
       }
@@ -469,7 +463,7 @@ struct PersistenceMachine: Sendable {
       // Nothing waits for a removed file from now on: the process has no time left to wait.
       exiting = true
       // NB: invariant 2: a transaction still open at exit is abandoned, not half written.
-      if inTransaction || job != nil { return [] }
+      guard case .idle = work else { return [] }
       return start(.save(force: false), waiters: [])
     case .savedInline(let error):
       return savedInline(error)
@@ -499,7 +493,7 @@ struct PersistenceMachine: Sendable {
       return effects
     }
     if storage.savesOnMutation { return [.saveInline] }
-    guard !inTransaction else { return [] }
+    if case .inTransaction = work { return [] }
     guard !saveTimerArmed, let interval else { return [] }
     saveTimerArmed = true
     return [.saveIsArmed(true), .arm(.save, after: interval)]
@@ -526,7 +520,7 @@ struct PersistenceMachine: Sendable {
         return [.complete([waiter], .success(()))]
       }
     case .commit, .rollback:
-      guard inTransaction, job == nil else {
+      guard case .inTransaction(ending: nil) = work else {
         backlog.requests.append((purpose, waiter))
         return []
       }
@@ -534,7 +528,7 @@ struct PersistenceMachine: Sendable {
     default:
       break
     }
-    if job != nil || inTransaction {
+    guard case .idle = work else {
       backlog.requests.append((purpose, waiter))
       return []
     }
@@ -866,7 +860,11 @@ struct PersistenceMachine: Sendable {
 
   /// Makes `job` the running one: alone, or as the end of the open transaction.
   private mutating func run(_ job: Job) {
-    work = inTransaction ? .inTransaction(ending: job) : .running(job)
+    if case .inTransaction = work {
+      work = .inTransaction(ending: job)
+    } else {
+      work = .running(job)
+    }
   }
 
   /// Ends `job`: tells its waiters, opens or closes a transaction, and serves what waited.
