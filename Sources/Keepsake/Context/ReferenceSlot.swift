@@ -13,8 +13,7 @@ import Synchronization
 ///
 /// NB: not held strongly: a reference holds its context, so a context that held its in-memory
 /// references was never freed, and every test's context kept its values for the life of the
-/// process (measured: 10 MB for each 10,000 in-memory keys, a test or a benchmark run after
-/// another).
+/// process, one test or benchmark run after another.
 final class ReferenceSlot: Sendable {
   /// The reference, and a dead reference's value.
   ///

@@ -40,8 +40,7 @@ package struct SHA256: Sendable {
   /// Adds bytes to the message.
   mutating func update(_ bytes: some Sequence<UInt8>) {
     // NB: contiguous bytes (Data, arrays) are compressed in place, 64 at a time, without an
-    // array per block: every read and save of a file in a synced folder hashes the whole file
-    // (measured in a debug build: 1 MB in 0.18 s, against 0.28 s byte by byte).
+    // array per block: every read and save of a file in a synced folder hashes the whole file.
     let handled: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
       update(UnsafeRawBufferPointer(buffer))
       return true

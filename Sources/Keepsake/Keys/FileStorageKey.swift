@@ -28,8 +28,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   /// reference; the standardized path until then.
   ///
   /// NB: made once per key and context: Foundation standardizes a URL with string work and, on
-  /// Linux, system calls, and the identity is asked for several times per reference (measured:
-  /// 5% of a key's creation).
+  /// Linux, system calls, and the identity is asked for several times per reference.
   public var id: SharedKeyID { location.id }
   /// The file itself: ``url`` with its links resolved in the key's context (see
   /// ``resolved(in:)``), where it is read and written, and its lock and copies kept beside.

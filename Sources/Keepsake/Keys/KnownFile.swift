@@ -15,23 +15,26 @@ final class KnownFile: Sendable {
     case unknownMembers(base: JSONValue, theirs: JSONValue)
   }
 
-  private let document = Mutex(ReadDocument.none)
-
   /// Keeps the document just read, and the value read from it.
-  func noteRead(_ data: Data, value: Any) { document.withLock { $0 = .read(data, value: value) } }
+  func noteRead(_ data: Data, value: Any) {
+    state.withLock { $0.document = .read(data, value: value) }
+  }
 
   /// The members of the last document read that the model does not know, found once per read
   /// by `find` (`nil`: none).
   func unknownMembers(
     find: (Data, Any) -> (base: JSONValue, theirs: JSONValue)?
   ) -> (base: JSONValue, theirs: JSONValue)? {
-    document.withLock { document in
-      switch document {
+    // NB: searched under the one lock: a reference's steps run one at a time on its writer
+    // lane, so its own lookups never wait for the search.
+    state.withLock { state in
+      switch state.document {
       case .none: return nil
       case .unknownMembers(let base, let theirs): return (base, theirs)
       case .read(let data, let value):
         let found = find(data, value)
-        document = found.map { .unknownMembers(base: $0.base, theirs: $0.theirs) } ?? .none
+        state.document =
+          found.map { .unknownMembers(base: $0.base, theirs: $0.theirs) } ?? .none
         return found
       }
     }
@@ -49,9 +52,10 @@ final class KnownFile: Sendable {
     var removedUnseen = false
     /// The last look at a file whose times are whole seconds (see ``noteLook(at:identity:)``).
     var look: Look?
+    /// The last document read (see ``ReadDocument``).
+    var document = ReadDocument.none
   }
-  // NB: the document's lock is apart: it is held while the document is searched for members
-  // the model does not know, which the lookups here never wait for.
+
   private let state = Mutex(State())
   func get() -> FileIdentity? { state.withLock { $0.identity } }
   func set(_ value: FileIdentity?) {

@@ -113,7 +113,7 @@ extension SharedReference: DrivenReference {
         .update(token),
         // NB: weak: a job whose lane stops (a simulated process killed mid-update) never
         // ends, and a strong capture would keep the reference, its context and the whole
-        // simulated schedule alive (measured: 370 MB over the campaign's default run).
+        // simulated schedule alive, for every such process of the campaign.
         PersistenceMachine.Waiter { [weak self] outcome in
           self?.persistence.forgetUpdate(token)
           if case .success = outcome, let error = failure.withLock({ $0 }) {

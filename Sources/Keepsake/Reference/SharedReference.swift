@@ -15,9 +15,9 @@ import Synchronization
 /// bodies of `update`s and the conflict streams) and the links' (`links`: the subscription to
 /// outside changes and the change listeners). Nothing calls out (to the key, the registrar, a
 /// listener or a waiter) with one held, except a merge, which runs under the value's lock and
-/// may take the key's own (a file key's known file and sync state, one each but for the read
-/// document's). Keys that save on the mutating thread have a fourth, the inline-save lock, taken
-/// before the value's and held across the key's save.
+/// may take the key's own (a file key's known file and its sync state, one lock each, taken one
+/// at a time, after the value's). Keys that save on the mutating thread have a fourth, the
+/// inline-save lock, taken before the value's and held across the key's save.
 @usableFromInline
 final class SharedReference<Value: Sendable>: AnySharedReference {
   let key: any SharedKey<Value>

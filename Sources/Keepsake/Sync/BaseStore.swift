@@ -48,8 +48,8 @@ struct BaseStore: Sendable {
   /// ``fewestKept`` and this; and beyond them the newest of each kind below.
   ///
   /// NB: generous, because the base a merge needs is a version both sides had, which may be
-  /// hundreds of saves old when devices edit busily while apart (measured in the devices
-  /// campaign: 16 kept versions were a few seconds of three devices' edits).
+  /// hundreds of saves old when devices edit busily while apart (see the devices campaign in
+  /// `Tools/README.md`).
   static let keptVersions = 256
   /// ``keptVersions`` for this store (tests keep fewer).
   var keptVersions = BaseStore.keptVersions

@@ -53,7 +53,7 @@ enum SimulatedFile: Int, CaseIterable, Sendable {
 
   static let folder = URL(fileURLWithPath: "/simulation")
   // NB: made once: Foundation builds and standardizes URLs with string work and, on Linux,
-  // system calls (measured: a tenth of a schedule's time when made on each use).
+  // system calls, and every step of every schedule names a file.
   private static let urls = [
     folder.appendingPathComponent("items.json"), folder.appendingPathComponent("notes.json"),
   ]
