@@ -55,14 +55,19 @@ extension LocalFileSystem {
   ) throws -> FileIdentity? {
     let target = try resolve(url, for: .write)
     let folder = target.deletingLastPathComponent()
-    let changedMeanwhile = FileSystemError(.write, path: target.path, reason: .replacedMeanwhile)
-    guard let existing = try fileInfo(target.path) else {
+    // NB: the path made once (a URL's `path` is string work on Linux), and the error only when
+    // it is thrown.
+    let path = target.path
+    var changedMeanwhile: FileSystemError {
+      FileSystemError(.write, path: path, reason: .replacedMeanwhile)
+    }
+    guard let existing = try fileInfo(path) else {
       // The file is gone: someone removed it since it was read, or it never was.
       if expected != nil { throw changedMeanwhile }
       if creatingFolder {
         try createFolder(folder)
       } else if try fileInfo(folder.path) == nil {
-        throw FileSystemError(.write, path: target.path, reason: .folderRemoved)
+        throw FileSystemError(.write, path: path, reason: .folderRemoved)
       }
       let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
         try writeAll(data, to: fd, path: path)
@@ -77,23 +82,24 @@ extension LocalFileSystem {
       return written.identity()
     }
     guard Self.identity(existing) == expected else { throw changedMeanwhile }
-    let temporary = try writeTemporary(besides: target, carrying: (target.path, existing)) {
+    let temporary = try writeTemporary(besides: target, carrying: (path, existing)) {
       fd, path in try writeAll(data, to: fd, path: path)
     }
     let written = WrittenFile(temporary)
+    let temporaryPath = temporary.path
     // NB: looked at again just before the swap. A program's rename that landed while the
     // temporary file was written and flushed (milliseconds) is then refused without our file
     // ever taking its place, not even for the instant a swap back takes: a sync engine's
     // scanner reading the file in that instant would send our version to other devices.
-    guard (try? fileInfo(target.path)).flatMap({ $0.map(Self.identity) }) == expected else {
-      _ = calls.unlink(temporary.path)
+    guard (try? fileInfo(path)).flatMap({ $0.map(Self.identity) }) == expected else {
+      _ = calls.unlink(temporaryPath)
       throw changedMeanwhile
     }
-    guard calls.exchange(temporary.path, target.path) == 0 else {
+    guard calls.exchange(temporaryPath, path) == 0 else {
       let code = errno
       guard Self.cannotExchange(code) else {
-        _ = calls.unlink(temporary.path)
-        throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
+        _ = calls.unlink(temporaryPath)
+        throw FileSystemError(.rename, path: path, reason: .init(errno: code))
       }
       // NB: the file system cannot swap names: the look just before leaves only the instant
       // between it and the rename to a writer that ignores the lock.
@@ -102,12 +108,12 @@ extension LocalFileSystem {
       return written.identity()
     }
     var out = stat()
-    let swappedOut = lstat(temporary.path, &out) == 0 ? Self.identity(out) : nil
+    let swappedOut = lstat(temporaryPath, &out) == 0 ? Self.identity(out) : nil
     guard swappedOut?.isSameVersion(as: expected) ?? false else {
       try swapBack(temporary, at: target)
       throw changedMeanwhile
     }
-    _ = calls.unlink(temporary.path)
+    _ = calls.unlink(temporaryPath)
     // The swap is only durable once the folder's entries are on disk.
     try syncFolder(folder)
     return written.identity()
