@@ -28,6 +28,9 @@ final class OutsideWriter: @unchecked Sendable {
     /// The temporary file renamed over the target, inside the next save of it if one comes
     /// first (see ``OutsideWriter/landDuringSave(_:)``).
     case renameDuringSave(Data)
+    /// The temporary file renamed over the target, inside the next save of it just after that
+    /// save's swap, if one comes first (see ``OutsideWriter/landAfterSave(_:)``).
+    case renameAfterSave(Data)
     /// The file's lock file removed: whoever holds the lock no longer keeps others out.
     case removeLockFile
   }
@@ -128,6 +131,8 @@ final class OutsideWriter: @unchecked Sendable {
       ]
     case .midSave:
       steps = [.writeTemporary(edited), .renameDuringSave(edited)]
+    case .afterSave:
+      steps = [.writeTemporary(edited), .renameAfterSave(edited)]
     case .lockRemoved:
       steps = [.removeLockFile]
     }
@@ -162,6 +167,13 @@ final class OutsideWriter: @unchecked Sendable {
     step(file)
   }
 
+  /// A save of `file` has just swapped its file in: an edit waiting to land after a save lands
+  /// now, before the save comes back.
+  func landAfterSave(_ file: SimulatedFile) {
+    guard case .renameAfterSave? = operations[file.rawValue]?.steps.first else { return }
+    step(file)
+  }
+
   /// Performs the next step of the edit of `file` under way, if any.
   func step(_ file: SimulatedFile) {
     guard var operation = operations[file.rawValue] else { return }
@@ -175,7 +187,7 @@ final class OutsideWriter: @unchecked Sendable {
     switch step {
     case .writeTemporary(let data):
       disk.writeUnseen(data, at: temporary)
-    case .rename(let data), .renameDuringSave(let data):
+    case .rename(let data), .renameDuringSave(let data), .renameAfterSave(let data):
       if operation.style == .replace, operation.removed, disk.bytes(file) != nil,
         !disk.gapFillerAsked[file.rawValue]
       {

@@ -44,18 +44,26 @@ struct ProcessFileSystem: FileSystem {
   /// The swap of names and the look at what came out, as one step (as the real file system
   /// does them): another program's rename that lands while the save runs, before the swap, is
   /// what the swap takes out, so it is refused.
+  ///
+  /// Returns the identity of the file written, as the real file system does from the file it
+  /// holds open: one that another program renames in just after the swap is not it.
   func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
   ) throws -> FileIdentity? {
     try refuseIfDead(.write, url)
-    if let file = disk.file(at: SimulatedDisk.path(url)) { disk.savingFile(file) }
+    let file = disk.file(at: SimulatedDisk.path(url))
+    if let file { disk.savingFile(file) }
     // NB: not noted as examined: what the check saw is not what the save was based on.
     let looks = process.simulation?.flaws.contains(.swapsWithoutLooking) != true
     guard try !looks || disk.identity(at: url) == expected else {
       throw FileSystemError(.write, path: url.path, reason: .replacedMeanwhile)
     }
     try writeAtomically(data, to: url)
-    return nil
+    let written = try disk.identity(at: url)
+    // The version written is known to its writer, as the one it holds open.
+    if let file { process.examined[file.rawValue] = disk.versions[file.rawValue] }
+    if let file { disk.savedFile(file) }
+    return written
   }
 
   func writeAtomically(_ data: Data, to url: URL) throws {

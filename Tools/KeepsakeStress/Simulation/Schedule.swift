@@ -382,6 +382,11 @@ public enum OutsideStyle: String, Sendable, CaseIterable {
   /// that save looked at the file and before its own rename (or at the next step, when no save
   /// comes first).
   case midSave = "mid-save"
+  /// An edit by a program that ignores the lock, renamed over the file just after a save of it
+  /// swapped its own file in: its temporary file, then the rename, which lands inside the next
+  /// save of the file, after that save's swap and before the save comes back (or at the next
+  /// step, when no save comes first). The save must not take that file for the one it wrote.
+  case afterSave = "after-save"
   /// The lock file removed while a process holds it (`rm *.lock`, `git clean`, a sync engine
   /// that syncs it): the next process takes a lock of its own, so two may write at once (one
   /// step; the file itself is not changed).

@@ -46,6 +46,9 @@ final class SimulatedDisk: @unchecked Sendable {
   /// Called when a save of a file is about to rename its file in (see
   /// `OutsideWriter.landDuringSave(_:)`).
   var savingFile: (SimulatedFile) -> Void = { _ in }
+  /// Called when a save of a file has just swapped its file in (see
+  /// `OutsideWriter.landAfterSave(_:)`).
+  var savedFile: (SimulatedFile) -> Void = { _ in }
 
   init(facts: SimulationRecord, now: @escaping @Sendable () -> Duration) {
     self.facts = facts

@@ -57,6 +57,7 @@ final class Simulation: @unchecked Sendable {
     self.disk = SimulatedDisk(facts: facts) { [clockwork] in clockwork.now }
     self.outside = OutsideWriter(disk: disk)
     disk.savingFile = { [unowned outside] file in outside.landDuringSave(file) }
+    disk.savedFile = { [unowned outside] file in outside.landAfterSave(file) }
     self.processes = Array(repeating: nil, count: setup.processes)
     self.counters = Array(repeating: 0, count: setup.processes)
     if logging { log = [] }
