@@ -64,6 +64,9 @@ struct SimulationCampaignTests {
       // A program that ignores the lock renames its edit in while a save runs, after the save
       // looked: the save's swap takes it out and gives it back.
       "p3 f1 | oa:mid-save S2a s2a s2a s2a s2a",
+      // A program that ignores the lock renames its edit in just after a save's swap: the save
+      // took that file for its own by looking at the name, and the next save wrote over it.
+      "p4 f1 | B3a oa:after-save s3a e3a6 s3a s3a s3a",
       // The lock file removed while a transaction holds it: another process takes a lock of its
       // own and saves; the commit must see that save and merge it.
       "p2 f1 | B0a s0a s0a s0a m0a oa:lock-removed m1a S1a s1a s1a s1a s1a s1a C0a s0a s0a s0a",
