@@ -76,7 +76,7 @@ extension Shared {
   /// A key already in use in the context is returned as it is. Nonisolated.
   ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read.
+  ///   ``NothingStoredError``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) throws {
     try self.init(requiring: key)
   }
@@ -87,7 +87,7 @@ extension Shared {
   /// The key is read as the synchronous `init(require:)` reads it. Nonisolated.
   ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read.
+  ///   ``NothingStoredError``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) async throws {
     try self.init(requiring: key)
   }
@@ -107,7 +107,7 @@ extension Shared {
     } catch {
       throw SharedLoadError(keyID: key.id, underlying: error)
     }
-    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStored()) }
+    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStoredError()) }
     self.init(key, default: loaded)
   }
 }
@@ -158,7 +158,7 @@ extension SharedReader {
   /// Nonisolated.
   ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read.
+  ///   ``NothingStoredError``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) throws {
     self.init(shared: try Shared(requiring: key))
   }
@@ -169,7 +169,7 @@ extension SharedReader {
   /// Nonisolated.
   ///
   /// - Throws: ``SharedLoadError`` when nothing is stored (its underlying error is
-  ///   ``NothingStored``) or the stored data cannot be read.
+  ///   ``NothingStoredError``) or the stored data cannot be read.
   public init(require key: some SharedKey<Value>) async throws {
     self.init(shared: try Shared(requiring: key))
   }

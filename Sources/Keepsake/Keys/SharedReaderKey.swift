@@ -194,7 +194,7 @@ extension SharedReader {
   /// A key already in use in the context is returned as it is.
   ///
   /// - Throws: ``SharedLoadError`` when the key loads nothing (its underlying error is
-  ///   ``NothingStored``) or its load throws.
+  ///   ``NothingStoredError``) or its load throws.
   public init(require key: some SharedReaderKey<Value>) async throws {
     let context = StorageContext.current
     let adapter = ReaderKeyAdapter(key, loadsFirst: false)
@@ -208,7 +208,7 @@ extension SharedReader {
     } catch {
       throw SharedLoadError(keyID: key.id, underlying: error)
     }
-    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStored()) }
+    guard let loaded else { throw SharedLoadError(keyID: key.id, underlying: NothingStoredError()) }
     let shared = StorageContext.withValue(context) { Shared(readerKey: adapter, default: loaded) }
     self.init(shared: shared)
   }

@@ -42,7 +42,7 @@ where
     if found { return parentMissing }
     var copy = last.withLock { $0 }
     try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
-    return PartGone(MissingPart(what: "the element \(id)", keyID: parent.root.keyID))
+    return PartGone(MissingPartError(what: "the element \(id)", keyID: parent.root.keyID))
   }
 }
 
@@ -78,7 +78,7 @@ final class UnwrappedPart<Wrapped: Sendable>: Sendable, DescribedPart {
     if found { return parentMissing }
     var copy = last.withLock { $0 }
     try withUnsafeMutablePointer(to: &copy) { try body(.init($0)) }
-    return PartGone(MissingPart(what: "the value", keyID: parent.root.keyID))
+    return PartGone(MissingPartError(what: "the value", keyID: parent.root.keyID))
   }
 }
 
@@ -130,7 +130,7 @@ where
   /// ```
   ///
   /// A reference whose element was removed keeps reading the element's last value; a change
-  /// through it is dropped with a warning (``update(_:)`` throws ``MissingPart``).
+  /// through it is dropped with a warning (``update(_:)`` throws ``MissingPartError``).
   public var elements: [Shared<Value.Element>] {
     let parent = current
     return parent.value.map { Shared<Value.Element>(element: $0, of: parent) }

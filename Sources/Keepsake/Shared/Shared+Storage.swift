@@ -106,7 +106,7 @@ extension Shared {
   /// - Throws: What `body` threw; ``SharedSaveError/protected(_:)`` when the stored data cannot
   ///   be read (then `body` does not run); ``SharedSaveError/writeFailed(keyID:underlying:)`` when
   ///   the lock could not be taken or the write failed (the file is then as it was before);
-  ///   ``MissingPart`` for a projection whose part is gone (nothing is changed).
+  ///   ``MissingPartError`` for a projection whose part is gone (nothing is changed).
   public func update<R: Sendable>(_ body: @Sendable (inout Value) throws -> R) async throws -> R {
     let target = current
     guard let path = target.path else { return try await target.reference.update(body) }

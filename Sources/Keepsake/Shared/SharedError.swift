@@ -85,7 +85,7 @@ public enum SharedSaveError: Error, Sendable, CustomStringConvertible {
 
 /// A change made through a reference whose part is gone: an element removed from its
 /// collection, an optional set to `nil`.
-public struct MissingPart: Error, Sendable, CustomStringConvertible {
+public struct MissingPartError: Error, Sendable, CustomStringConvertible {
   /// What is missing.
   public var what: String
   /// The identity of the key whose value it was part of.
@@ -115,13 +115,13 @@ public struct SharedRebindingError: Error, Sendable, CustomStringConvertible {
   }
 }
 
-/// A ``MissingPart`` as a projection's accessor reports it.
+/// A ``MissingPartError`` as a projection's accessor reports it.
 ///
 /// NB: a class, so an accessor returns one word (`nil` on every change that lands) rather than
-/// the five of a `MissingPart?`, written through memory on the path of every projected change.
+/// the five of a `MissingPartError?`, written through memory on the path of every projected change.
 @usableFromInline
 final class PartGone: Sendable {
-  @usableFromInline let part: MissingPart
+  @usableFromInline let part: MissingPartError
 
-  init(_ part: MissingPart) { self.part = part }
+  init(_ part: MissingPartError) { self.part = part }
 }

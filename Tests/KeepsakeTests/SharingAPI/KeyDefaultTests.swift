@@ -51,7 +51,7 @@ struct KeyDefaultTests {
     do {
       _ = try Shared<Int>(require: .fileStorage(url))
     } catch {
-      #expect((error as? SharedLoadError)?.underlying is NothingStored)
+      #expect((error as? SharedLoadError)?.underlying is NothingStoredError)
     }
     let disk = try #require(StorageContext.current.fileSystem as? InMemoryFileSystem)
     disk.setContents(Data("7".utf8), at: url)

@@ -179,7 +179,7 @@ struct ProjectionTests {
     #expect(last.wrappedValue == Note(id: 2, text: "b"))
     last.withLock { $0.text = "changed" }
     #expect(notes == [Note(id: 1, text: "a")], "nothing came back")
-    await #expect(throws: MissingPart.self) { try await last.update { $0.text = "again" } }
+    await #expect(throws: MissingPartError.self) { try await last.update { $0.text = "again" } }
   }
 
   @Test("A member of an element reference changes its element, and of a removed one drops changes")
@@ -195,7 +195,7 @@ struct ProjectionTests {
     #expect(text.wrappedValue == "B!")
     text.withLock { $0 = "changed" }
     #expect(notes == [Note(id: 1, text: "a")], "nothing came back")
-    await #expect(throws: MissingPart.self) { try await text.update { $0 = "again" } }
+    await #expect(throws: MissingPartError.self) { try await text.update { $0 = "again" } }
   }
 
   @Test("Values stream: the current value first, then each change, from any thread")

@@ -136,7 +136,7 @@ struct ReaderKeyTests {
     await #expect {
       try await nothing.value
     } throws: { error in
-      (error as? SharedLoadError)?.underlying is NothingStored
+      (error as? SharedLoadError)?.underlying is NothingStoredError
     }
     let offline = ScriptedKey(name: "offline")
     let failing = Task { try await SharedReader(require: offline) }

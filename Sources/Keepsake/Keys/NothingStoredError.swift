@@ -1,4 +1,4 @@
 /// What `Shared(require:)` throws (inside a ``SharedLoadError``) when nothing is stored.
-public struct NothingStored: Error, Sendable, CustomStringConvertible {
+public struct NothingStoredError: Error, Sendable, CustomStringConvertible {
   public var description: String { "nothing is stored for this key yet." }
 }
