@@ -15,17 +15,17 @@ import Foundation
 /// "The persistence of a reference" states, for each state, what the file and the app may see.
 ///
 /// ## States
-/// The machine's state is stored in three parts, each one case at a time, which the transition
-/// function alone changes:
-/// - the **work** (``Work``): nothing, a job on the writer lane, or a transaction holding the
-///   file's lock (with its end running, once it does);
-/// - the **stored data**: readable, or not (``Stored``), and whether the key's first load is still
-///   under way;
-/// - the **wait for a save**: the coalescing timer armed, a removed file waited for (see
-///   ``ReplacementWait``).
+/// The machine's state is stored, never derived, in three groups that the transition function
+/// alone changes:
+/// - the **work** (``Work``), one case at a time: nothing, a job on the writer lane, or a
+///   transaction holding the file's lock (with its end running, once it does);
+/// - the **stored data**: readable or not (``Stored``), and whether the key's first load is still
+///   under way (`isLoading`);
+/// - the **wait for a save**: whether the coalescing timer is armed (`saveTimerArmed`), and where
+///   the wait for a removed file is (``ReplacementWait``).
 ///
 /// What arrives while a job or a transaction runs waits in the ``Backlog``. The named states the
-/// Data safety article describes are how the parts read together (``phase``), in this order:
+/// Data safety article describes are how the three read together (``phase``), in this order:
 /// - **in a transaction**: a transaction holds the file's lock. Nothing it changes is written
 ///   before it ends.
 /// - **saving**: a job runs on the reference's writer lane: a save, a reload, a transaction's
@@ -38,7 +38,7 @@ import Foundation
 ///   file to be put back.
 /// - **clean**: the value in memory is what this reference last read or wrote.
 ///
-/// The parts are kept apart because they change apart: the timer is armed while a job runs, a
+/// The three are kept apart because they change apart: the timer is armed while a job runs, a
 /// reload runs while the data is unreadable, and one stored case for each combination would
 /// repeat every transition that does not care about the others.
 ///
@@ -400,8 +400,8 @@ struct PersistenceMachine: Sendable {
     }
   }
 
-  /// The named state, read from the stored parts: the work first, then the stored data, then
-  /// the wait for a save.
+  /// The named state, read from the three stored values: the work first, then the stored data,
+  /// then the wait for a save.
   var phase: Phase {
     switch work {
     case .inTransaction: return .inTransaction
