@@ -143,6 +143,9 @@ extension SharedReference {
     var earlier: URL?
     if let kept = work.unsaved {
       if (try? fileSystem.identity(of: kept.url)) == kept.identity {
+        // Still there, and nothing changed since: it holds this change already. A copy made
+        // again would hold its own value as an earlier step, and push real ones out.
+        if kept.generation == changes { return }
         // Still there: the new copy, made on the same base, takes its place, and holds the
         // earlier one's value as a step: another device may have merged that one already (its
         // removal not here yet), and a change of ours since (an element deleted) must then

@@ -214,6 +214,29 @@ struct UnsavedChangeTests {
     #expect(total <= 700)
   }
 
+  @Test("A refused save with nothing new since the last one keeps no second copy")
+  func refusedAgainKeepsNothingMore() async throws {
+    let disk = try RealDisk()
+    let file = disk.file("notes.json")
+    let older = try olderAppOverANewerFile(file, on: disk)
+    older.withLock { $0.append(NoteV1(id: 2, body: "note 2")) }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    let first = try #require(unsavedCopies(in: disk).first)
+    // The coalesced save of the same change, or the app asking again: refused again, and the
+    // change is kept already.
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    #expect(unsavedCopies(in: disk) == [first], "the same copy, not another")
+    let change = try JSONDecoder().decode(
+      UnsavedChange.self, from: try Data(contentsOf: disk.file(first)))
+    #expect((change.steps ?? []).isEmpty, "no earlier value: nothing came before this change")
+    older.withLock { $0.append(NoteV1(id: 3, body: "note 3")) }
+    await #expect(throws: SharedSaveError.self) { try await older.save() }
+    let second = try #require(unsavedCopies(in: disk).first)
+    let changed = try JSONDecoder().decode(
+      UnsavedChange.self, from: try Data(contentsOf: disk.file(second)))
+    #expect(second != first && changed.steps?.count == 1, "a change since is kept, with one step")
+  }
+
   @Test("A kept change whose earlier step was damaged by hand still merges, whole")
   func damagedStepLeftOut() async throws {
     let disk = try RealDisk()
