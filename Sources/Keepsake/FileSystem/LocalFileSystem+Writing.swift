@@ -72,7 +72,7 @@ extension LocalFileSystem {
       let temporary = try writeTemporary(besides: target, carrying: nil) { fd, path in
         try writeAll(data, to: fd, path: path)
       }
-      let written = WrittenFile(temporary)
+      let written = WrittenFile(path: temporary.path)
       do {
         try place(temporary, at: target)
       } catch let error as FileSystemError where error.reason == .alreadyExists {
@@ -85,8 +85,8 @@ extension LocalFileSystem {
     let temporary = try writeTemporary(besides: target, carrying: (path, existing)) {
       fd, path in try writeAll(data, to: fd, path: path)
     }
-    let written = WrittenFile(temporary)
     let temporaryPath = temporary.path
+    let written = WrittenFile(path: temporaryPath)
     // NB: looked at again just before the swap. A program's rename that landed while the
     // temporary file was written and flushed (milliseconds) is then refused without our file
     // ever taking its place, not even for the instant a swap back takes: a sync engine's
@@ -376,11 +376,11 @@ extension LocalFileSystem {
 private final class WrittenFile {
   private let fd: Int32
 
-  /// Opens `temporary` before it takes the file's name; `-1` (an identity of `nil` later) when
-  /// it cannot.
-  init(_ temporary: URL) {
+  /// Opens the temporary file at `path` before it takes the file's name; `-1` (an identity of
+  /// `nil` later) when it cannot.
+  init(path: String) {
     // NB: not through the system calls a test records: a read-only look changes nothing.
-    fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
+    fd = open(path, O_RDONLY | O_CLOEXEC)
   }
 
   /// The file's identity now: its change time moved by the rename that put it in place.

@@ -60,9 +60,11 @@ struct ProcessFileSystem: FileSystem {
     }
     try writeAtomically(data, to: url)
     let written = try disk.identity(at: url)
-    // The version written is known to its writer, as the one it holds open.
-    if let file { process.examined[file.rawValue] = disk.versions[file.rawValue] }
-    if let file { disk.savedFile(file) }
+    if let file {
+      // The version written is known to its writer, as the one it holds open.
+      process.examined[file.rawValue] = disk.versions[file.rawValue]
+      disk.savedFile(file)
+    }
     return written
   }
 
