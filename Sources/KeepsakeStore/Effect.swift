@@ -25,7 +25,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case cancel(EffectID)
   }
 
-  package let operation: Operation
+  let operation: Operation
 
   private init(_ operation: Operation) { self.operation = operation }
 

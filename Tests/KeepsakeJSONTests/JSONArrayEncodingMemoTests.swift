@@ -1,6 +1,7 @@
 import Foundation
-import KeepsakeJSON
 import Testing
+
+@testable import KeepsakeJSON
 
 /// Writing an array again with the memo of the last writing: the bytes of a whole encoding, with
 /// only the changed elements encoded.

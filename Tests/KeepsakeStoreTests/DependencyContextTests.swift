@@ -1,8 +1,8 @@
 import Foundation
-import KeepsakeStore
 import Testing
 
 @testable import Keepsake
+@testable import KeepsakeStore
 
 /// Which value a dependency nobody set takes: the test value under test, the live one (or the
 /// key's preview value) in an Xcode preview, whose storage is still in memory.

@@ -1,8 +1,9 @@
 @_spi(Testing) import Keepsake
-@_spi(Testing) import KeepsakeStore
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@_spi(Testing) @testable import KeepsakeStore
 
 /// KeepsakeStore finds KeepsakeTesting's support (issues, manual clocks) in a test process even
 /// when it loads after the first dependency read, as in a hosted test run, and never looks for it

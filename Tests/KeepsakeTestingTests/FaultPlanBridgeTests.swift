@@ -1,8 +1,9 @@
 import FaultInjection
 import Foundation
 @_spi(Testing) import Keepsake
-import KeepsakeTesting
 import Testing
+
+@testable import KeepsakeTesting
 
 /// Storage faults scripted in the same text form as a mock's faults.
 @Suite("Fault plans for the in-memory file system")

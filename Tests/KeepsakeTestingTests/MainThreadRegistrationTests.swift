@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import KeepsakeTesting
 import Synchronization
 import XCTest
+
+@testable import KeepsakeTesting
 
 /// XCTest's observer must be added on the main thread (Darwin's XCTest throws elsewhere), while
 /// the first key of a test may be made on any thread, and the main thread may be blocked waiting.

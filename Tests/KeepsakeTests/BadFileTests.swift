@@ -1,8 +1,9 @@
 import Foundation
-@_spi(Testing) import Keepsake
-import KeepsakeTesting
 import Synchronization
 import Testing
+
+@_spi(Testing) @testable import Keepsake
+@testable import KeepsakeTesting
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 /// The text of the errors a key reports, pinned exactly: the text is what an app logs and shows.
 @Suite("Error messages")

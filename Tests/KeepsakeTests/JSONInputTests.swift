@@ -1,8 +1,9 @@
 import DraftsFeature
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// Regression tests for input that crashes `JSONDecoder`: 513 unclosed `[` and nothing else.
 ///

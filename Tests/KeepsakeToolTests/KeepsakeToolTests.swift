@@ -1,8 +1,8 @@
 import Foundation
-import KeepsakeTesting
 import Testing
 
 @_spi(Testing) @testable import Keepsake
+@testable import KeepsakeTesting
 @testable import keepsake
 
 @Suite("keepsake tool")

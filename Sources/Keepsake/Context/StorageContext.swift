@@ -71,7 +71,7 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   }
 
   /// The preferences store of a suite (`nil` for the default suite), made once and then reused.
-  package func preferences(suiteName: String?) -> any PreferencesStore {
+  func preferences(suiteName: String?) -> any PreferencesStore {
     suite(named: suiteName ?? "") { makePreferences(suiteName) }
   }
 

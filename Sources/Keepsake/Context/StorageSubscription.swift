@@ -12,7 +12,7 @@ public final class StorageSubscription: Sendable {
   }
 
   /// Creates a subscription that can say why it is not seeing changes right now.
-  package init(
+  init(
     onCancel: @escaping @Sendable () -> Void,
     failure: @escaping @Sendable () -> (any Error)?
   ) {

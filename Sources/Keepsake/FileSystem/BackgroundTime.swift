@@ -19,17 +19,17 @@ package struct BackgroundTime: Sendable {
   var begin: @Sendable (_ reason: String) -> Span
 
   /// Spans with these bodies.
-  package init(begin: @escaping @Sendable (_ reason: String) -> Span) {
+  init(begin: @escaping @Sendable (_ reason: String) -> Span) {
     self.begin = begin
   }
 
   /// A span of asked-for time, ended once.
-  package final class Span: Sendable {
+  final class Span: Sendable {
     private let onEnd: Mutex<(@Sendable () -> Void)?>
     private let expiredFlag = Atomic(false)
 
     /// A span that runs `end` once, when ended.
-    package init(end: @escaping @Sendable () -> Void) {
+    init(end: @escaping @Sendable () -> Void) {
       onEnd = Mutex(end)
     }
 

@@ -143,7 +143,7 @@ public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertib
     }
 
     /// Maps an `errno` value to a reason.
-    package init(errno code: Int32) {
+    init(errno code: Int32) {
       switch code {
       case ENOSPC, EDQUOT: self = .diskFull
       case EACCES, EPERM, EROFS: self = .permissionDenied

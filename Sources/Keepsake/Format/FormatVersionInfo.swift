@@ -7,7 +7,7 @@
 /// ```
 package struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   /// How the file is laid out.
-  package enum Layout: Equatable, Sendable {
+  enum Layout: Equatable, Sendable {
     /// `{"content": ..., "version": N}`.
     case envelope
     /// The bare value, written before the app adopted versioning.
@@ -27,7 +27,7 @@ package struct FormatVersionInfo: Equatable, Sendable, CustomStringConvertible {
   var problem: FormatError?
 
   /// Creates a report; tools normally get one from ``VersionedFormat/version(of:)``.
-  package init(layout: Layout?, version: Int?, currentVersion: Int, problem: FormatError?) {
+  init(layout: Layout?, version: Int?, currentVersion: Int, problem: FormatError?) {
     self.layout = layout
     self.version = version
     self.currentVersion = currentVersion

@@ -257,12 +257,12 @@ package final class TestDetector: Sendable {
   }
 
   /// The address of an exported function in loaded code.
-  package struct SymbolAddress: @unchecked Sendable {
+  struct SymbolAddress: @unchecked Sendable {
     // NB: unchecked: the address of code, only ever called, never written through; images with
     // Swift code are never unloaded.
     let pointer: UnsafeMutableRawPointer
 
-    package init(_ pointer: UnsafeMutableRawPointer) {
+    init(_ pointer: UnsafeMutableRawPointer) {
       self.pointer = pointer
     }
   }
@@ -282,7 +282,7 @@ package final class TestDetector: Sendable {
     /// tell, which retries a failed lookup every time.
     package var loadedCodeGeneration: @Sendable () -> UInt64?
 
-    package init(
+    init(
       symbol: @escaping @Sendable (String) -> SymbolAddress?,
       xcTestLoaded: @escaping @Sendable () -> Bool,
       xcTestStorageSupport: @escaping @Sendable () -> (any XCTestStorageSupport.Type)?,

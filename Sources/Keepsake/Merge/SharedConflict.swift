@@ -60,7 +60,7 @@ public struct SharedConflict: Sendable, Equatable, CustomStringConvertible {
   public var keptByAnotherProcess: Bool
 
   /// Creates a conflict report.
-  package init(
+  init(
     keyID: SharedKeyID, url: URL?, resolution: Resolution, prunedCopies: [URL] = [],
     otherDevice: SyncedVersion? = nil, copy: URL? = nil, keptByAnotherProcess: Bool = false
   ) {

@@ -18,7 +18,7 @@ public final class StorageClock: Sendable {
   let scheduler: any PersistenceScheduler
   private let manual: ManualScheduler?
 
-  package init(scheduler: any PersistenceScheduler) {
+  init(scheduler: any PersistenceScheduler) {
     self.scheduler = scheduler
     self.manual = scheduler as? ManualScheduler
   }

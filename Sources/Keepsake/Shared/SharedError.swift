@@ -17,7 +17,7 @@ public struct SharedLoadError: Error, Sendable, CustomStringConvertible,
   public var underlying: any Error
 
   /// Creates a load error.
-  package init(keyID: SharedKeyID, url: URL? = nil, underlying: any Error) {
+  init(keyID: SharedKeyID, url: URL? = nil, underlying: any Error) {
     self.keyID = keyID
     self.url = url
     self.underlying = underlying

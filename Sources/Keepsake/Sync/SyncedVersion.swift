@@ -70,12 +70,6 @@ public struct SyncedVersion: Sendable, Equatable {
   /// What it was merged against.
   public var base: MergeBase
 
-  /// Creates a report of another device's version.
-  package init(origin: Origin, base: MergeBase) {
-    self.origin = origin
-    self.base = base
-  }
-
   /// A conflict report's sentence about this version.
   func describe(_ resolution: SharedConflict.Resolution, of what: String) -> String {
     let source: String

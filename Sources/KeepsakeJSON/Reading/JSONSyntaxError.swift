@@ -4,9 +4,4 @@ package struct JSONSyntaxError: Error, Equatable, Sendable {
   package var offset: Int
   /// What was wrong there, in words ("expected ':' after a key").
   package var message: String
-
-  package init(offset: Int, message: String) {
-    self.offset = offset
-    self.message = message
-  }
 }

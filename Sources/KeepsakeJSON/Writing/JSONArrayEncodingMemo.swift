@@ -28,7 +28,7 @@ package struct JSONArrayEncodingMemo<Element> {
   package var byteCount: Int { block.count }
 
   /// Which memory holds the bytes: the same for an encoding written over its memo's in place.
-  package var storage: ObjectIdentifier { ObjectIdentifier(block) }
+  var storage: ObjectIdentifier { ObjectIdentifier(block) }
 }
 
 extension KeepsakeJSONEncoder {

@@ -37,7 +37,7 @@ public struct DependencyValues: Sendable {
   /// Where defaults are made and kept, and where test failures go.
   package var context: DependencyContext
 
-  package init(context: DependencyContext) {
+  init(context: DependencyContext) {
     self.context = context
   }
 
@@ -95,7 +95,7 @@ public struct DependencyValues: Sendable {
 
   /// These values, with every value `overrides` set replacing this one's; the defaults stay
   /// this scope's.
-  package func overridden(by overrides: DependencyValues) -> DependencyValues {
+  func overridden(by overrides: DependencyValues) -> DependencyValues {
     var result = self
     result.storage.merge(overrides.storage) { _, override in override }
     return result

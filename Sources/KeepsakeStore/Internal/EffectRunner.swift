@@ -96,7 +96,7 @@ package final class EffectRunner<Action: Sendable> {
   }
 
   /// Cancels the work running under `id`.
-  package func cancel(_ id: EffectID) {
+  func cancel(_ id: EffectID) {
     for (key, entry) in inFlight where entry.ids.contains(id) {
       entry.task.cancel()
       inFlight[key] = nil

@@ -23,7 +23,7 @@ extension InMemoryFileSystem {
   /// - Returns: The injector, whose log shows every operation the disk was asked for.
   /// - Throws: `FaultPlanParseError` when the text cannot be read; nothing is installed then.
   @discardableResult
-  package func injectFaults(_ text: String) throws(FaultPlanParseError) -> FaultInjector<
+  func injectFaults(_ text: String) throws(FaultPlanParseError) -> FaultInjector<
     FileOperation
   > {
     let injector = FaultInjector<FileOperation>()

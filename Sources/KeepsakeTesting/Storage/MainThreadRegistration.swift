@@ -10,7 +10,7 @@ import Synchronization
 /// waiting for the very work that asks (a test waiting on a semaphore, say), so waiting for the
 /// main queue (`DispatchQueue.main.sync`) could deadlock. Until the main queue gets to it, a
 /// later request made on the main thread runs it there and then.
-package final class MainThreadRegistration: Sendable {
+final class MainThreadRegistration: Sendable {
   private let register: @Sendable () -> Void
   private let onMainQueue: @Sendable (@escaping @Sendable () -> Void) -> Void
   /// Whether the registration has run (or is running); read without a lock.
@@ -23,7 +23,7 @@ package final class MainThreadRegistration: Sendable {
   /// - Parameters:
   ///   - onMainQueue: Runs work on the main thread later; the main dispatch queue by default.
   ///   - register: The registration; called once, on the main thread.
-  package init(
+  init(
     onMainQueue: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = {
       DispatchQueue.main.async(execute: $0)
     },
@@ -34,13 +34,13 @@ package final class MainThreadRegistration: Sendable {
   }
 
   /// Whether the registration has run.
-  package var isDone: Bool { done.load(ordering: .acquiring) }
+  var isDone: Bool { done.load(ordering: .acquiring) }
 
   /// Runs the registration now on the main thread, or asks the main queue to run it.
   ///
   /// Off the main thread it returns at once, without waiting for the main queue. Nothing happens
   /// once the registration has run.
-  package func request() {
+  func request() {
     guard !done.load(ordering: .acquiring) else { return }
     if Thread.isMainThread {
       runOnMainThread()

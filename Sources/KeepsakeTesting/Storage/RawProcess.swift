@@ -13,15 +13,15 @@
   /// Runs a program with arguments and environment given as bytes, which need not be valid UTF-8:
   /// `Process` only takes strings, so it cannot pass the paths a program must refuse (see the Data
   /// safety article on names).
-  package enum RawProcess {
+  enum RawProcess {
     /// How the program ended.
-    package struct Ended: Sendable {
+    struct Ended: Sendable {
       /// Its exit status, or `nil` when a signal ended it.
-      package var exitCode: Int32?
+      var exitCode: Int32?
       /// What it wrote to its standard output.
-      package var standardOutput: String
+      var standardOutput: String
       /// What it wrote to its standard error.
-      package var standardError: String
+      var standardError: String
     }
 
     /// Runs the program at `path` with `arguments` (after its own name) and exactly `environment`
@@ -32,7 +32,7 @@
     /// is for.
     ///
     /// - Throws: `POSIXError` when it cannot be started.
-    package static func run(
+    static func run(
       _ path: String, arguments: [[UInt8]], environment: [[UInt8]]
     ) throws -> Ended {
       let argv = ([Array(path.utf8)] + arguments).map(cString)

@@ -26,7 +26,7 @@ public struct TestDisk: Sendable {
   package let fileSystem: InMemoryFileSystem
 
   /// The disk `fileSystem` is.
-  package init(_ fileSystem: InMemoryFileSystem) {
+  init(_ fileSystem: InMemoryFileSystem) {
     self.fileSystem = fileSystem
   }
 

@@ -1,6 +1,7 @@
 import Foundation
-import KeepsakeTesting
 import Testing
+
+@testable import KeepsakeTesting
 
 #if canImport(Glibc)
   import Glibc

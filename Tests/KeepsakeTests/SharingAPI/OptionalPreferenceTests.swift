@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 /// Optional `.appStorage` values behave as `UserDefaults` users expect.
 @Suite("Optional preferences")

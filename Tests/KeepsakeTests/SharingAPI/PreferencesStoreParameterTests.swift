@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 /// `.appStorage(key, store: UserDefaults)`, swift-sharing's spelling of a suite, under test:
 /// the instance names the key's storage but is never written here.

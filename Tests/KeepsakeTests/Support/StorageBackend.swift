@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// The storage a test body runs against, so one body checks the in-memory file system and the real
 /// one alike, the way GRDB runs one body against each kind of database.

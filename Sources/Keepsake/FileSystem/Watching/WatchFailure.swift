@@ -47,7 +47,7 @@ package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible
   var code: Int32
 
   /// Creates a failure.
-  package init(file: String, folder: String, operation: Operation, code: Int32) {
+  init(file: String, folder: String, operation: Operation, code: Int32) {
     self.file = file
     self.folder = folder
     self.operation = operation

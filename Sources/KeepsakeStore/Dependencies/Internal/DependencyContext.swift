@@ -12,10 +12,10 @@ package final class DependencyContext: Sendable {
   private let defaults = Mutex<[ObjectIdentifier: any Sendable]>([:])
   /// Collects failures for a `TestStore`, which reports them at the line of its next step;
   /// `nil` reports them at once.
-  package let issues: DependencyIssueLog?
+  let issues: DependencyIssueLog?
   /// Which of a key's values is the default: test values in a test process, preview values in an
   /// Xcode preview, live values in an app.
-  package let runContext: RunContext
+  let runContext: RunContext
 
   /// A root with no defaults made yet, for a process of the kind `runContext` (this process's,
   /// unless a test says otherwise).

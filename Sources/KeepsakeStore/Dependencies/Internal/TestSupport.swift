@@ -22,7 +22,7 @@
 /// In a hosted test run the host app starts, and may read dependencies, before the test bundle
 /// brings `KeepsakeTesting` in, so a miss is retried (once the process has loaded code since,
 /// where the platform tells: see `RetryingLookup`) rather than kept for good.
-package struct TestSupportLocator: Sendable {
+struct TestSupportLocator: Sendable {
   private let lookup: RetryingLookup<any KeepsakeStoreTestSupport.Type>?
 
   /// A locator for a process of the kind `runContext`.
@@ -32,7 +32,7 @@ package struct TestSupportLocator: Sendable {
   ///   - generation: A number that changes when the process loads code, or `nil` where the
   ///     platform does not tell.
   ///   - lookup: Finds the support, or `nil` while it is not loaded.
-  package init(
+  init(
     runContext: RunContext,
     generation: @escaping @Sendable () -> UInt64?,
     lookup: @escaping @Sendable () -> (any KeepsakeStoreTestSupport.Type)?
@@ -42,7 +42,7 @@ package struct TestSupportLocator: Sendable {
   }
 
   /// The support, once `KeepsakeTesting` is loaded into a test process.
-  package var installed: (any KeepsakeStoreTestSupport.Type)? {
+  var installed: (any KeepsakeStoreTestSupport.Type)? {
     lookup?.value
   }
 }
