@@ -48,9 +48,8 @@ struct FilePermissionTests {
     try JSONEncoder().encode(["one"]).write(to: url)
     #expect(chmod(url.path, 0o600) == 0)
     let modes = Modes()
-    let context = StorageContext(
-      name: "app", fileSystem: LocalFileSystem(calls: Self.noting(modes)), isIsolated: true
-    ) { _ in InMemoryPreferences() }
+    let context = StorageContext.inMemory(
+      name: "app", fileSystem: LocalFileSystem(calls: Self.noting(modes)), clock: .manual())
     let secrets = StorageContext.withValue(context) {
       Shared(.fileStorage(url, saveInterval: .seconds(60)), default: [String]())
     }

@@ -151,9 +151,7 @@ struct ReplacedFileTests {
   }
 
   func context(_ calls: SystemCalls) -> StorageContext {
-    StorageContext(name: "app", fileSystem: LocalFileSystem(calls: calls), isIsolated: true) { _ in
-      InMemoryPreferences()
-    }
+    .inMemory(name: "app", fileSystem: LocalFileSystem(calls: calls), clock: .manual())
   }
 
   func read(_ file: URL) throws -> [Int] {
@@ -315,9 +313,8 @@ struct ReplacedFileTests {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
     try JSONEncoder().encode([Note(id: 1, text: "aaaa")]).write(to: file)
-    let context = StorageContext(
-      name: "whole seconds", fileSystem: WholeSecondDisk(), isIsolated: true
-    ) { _ in InMemoryPreferences() }
+    let context = StorageContext.inMemory(
+      name: "whole seconds", fileSystem: WholeSecondDisk(), clock: .manual())
     let notes = disk.shared(
       .fileStorage(file, saveInterval: .seconds(60)), in: context, default: [Note]())
     #expect(notes.wrappedValue == [Note(id: 1, text: "aaaa")])

@@ -44,9 +44,7 @@ struct WrittenIdentityTests {
     let disk = try RealDisk()
     let url = disk.file("notes.json")
     let editor = EditorAfterSave(file: url)
-    let process = StorageContext(name: "process", fileSystem: editor, isIsolated: true) { _ in
-      InMemoryPreferences()
-    }
+    let process = StorageContext.inMemory(name: "process", fileSystem: editor, clock: .manual())
     let notes = disk.shared(
       .fileStorage(url, saveInterval: .seconds(60)), in: process, default: [Note]())
     notes.withLock { $0.append(Note(id: 1, text: "ours")) }

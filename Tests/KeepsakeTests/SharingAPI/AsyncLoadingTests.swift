@@ -100,7 +100,7 @@ struct AsyncLoadingTests {
     let url = URL(fileURLWithPath: "/app/big.json")
     let gated = GatedDisk()
     gated.disk.setContents(try JSONEncoder().encode([Note(id: 1), Note(id: 2)]), at: url)
-    let context = StorageContext.inMemory(fileSystem: gated)
+    let context = StorageContext.inMemory(fileSystem: gated, clock: .manual())
     // The read is held: creating the key must return anyway.
     let notes = StorageContext.withValue(context) {
       Shared(

@@ -10,11 +10,14 @@ struct RealDisk {
 
   init() throws { folder = try TemporaryFolder() }
 
+  /// The clock the processes' coalesced saves run on: it moves only when a test moves it, so a
+  /// change a test keeps pending stays pending however long the test runs. Locks are still
+  /// waited for in real time, by the file system.
+  let clock = StorageClock.manual()
+
   /// A fresh context on the real disk, as one more process sees it.
   func process(_ name: String = "process") -> StorageContext {
-    StorageContext(name: name, fileSystem: LocalFileSystem(), isIsolated: true) { _ in
-      InMemoryPreferences()
-    }
+    .inMemory(name: name, fileSystem: LocalFileSystem(), clock: clock)
   }
 
   /// The URL of `name` in the folder.

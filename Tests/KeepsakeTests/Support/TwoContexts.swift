@@ -10,9 +10,13 @@ struct TwoContexts {
   let first: StorageContext
   let second: StorageContext
 
+  /// The clock both processes' coalesced saves run on: it moves only when a test moves it, so a
+  /// change a test keeps pending stays pending however long the test runs.
+  let clock = StorageClock.manual()
+
   init() {
-    first = .inMemory(name: "process A", fileSystem: disk)
-    second = .inMemory(name: "process B", fileSystem: disk)
+    first = .inMemory(name: "process A", fileSystem: disk, clock: clock)
+    second = .inMemory(name: "process B", fileSystem: disk, clock: clock)
   }
 
   /// A `Shared` of `key` as the first process sees it.

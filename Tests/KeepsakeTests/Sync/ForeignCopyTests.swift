@@ -19,9 +19,8 @@ struct ForeignCopyTests {
   let copyName = "notes.sync-conflict-20261201-152748-6IHVPYN.json"
 
   func open(_ url: URL) -> Shared<[Note]> {
-    let context = StorageContext(name: "app", fileSystem: LocalFileSystem(), isIsolated: true) {
-      _ in InMemoryPreferences()
-    }
+    let context = StorageContext.inMemory(
+      name: "app", fileSystem: LocalFileSystem(), clock: .manual())
     return StorageContext.withValue(context) {
       Shared(.fileStorage(url, saveInterval: .seconds(60)), default: [Note]())
     }

@@ -13,9 +13,8 @@ struct SyncEvidenceTests {
   func newFolderIsNotSynced() async throws {
     let folder = try TemporaryFolder()
     let url = folder.file("new/deeper/notes.json")
-    let context = StorageContext(name: "app", fileSystem: LocalFileSystem(), isIsolated: true) {
-      _ in InMemoryPreferences()
-    }
+    let context = StorageContext.inMemory(
+      name: "app", fileSystem: LocalFileSystem(), clock: .manual())
     let notes = StorageContext.withValue(context) {
       Shared(
         .fileStorage(url, format: NotesFormat.self, saveInterval: .seconds(60)), default: [Note]())
