@@ -10,8 +10,9 @@ struct RealDisk {
 
   init() throws { folder = try TemporaryFolder() }
 
-  /// The clock the processes' coalesced saves run on: it moves only when a test moves it, so a
-  /// change a test keeps pending stays pending however long the test runs. Locks are still
+  /// The clock the processes' coalesced saves run on, moved only by a test.
+  ///
+  /// A change a test keeps pending stays pending however long the test runs. Locks are still
   /// waited for in real time, by the file system.
   let clock = StorageClock.manual()
 

@@ -10,8 +10,9 @@ struct TwoContexts {
   let first: StorageContext
   let second: StorageContext
 
-  /// The clock both processes' coalesced saves run on: it moves only when a test moves it, so a
-  /// change a test keeps pending stays pending however long the test runs.
+  /// The clock both processes' coalesced saves run on, moved only by a test.
+  ///
+  /// A change a test keeps pending stays pending however long the test runs.
   let clock = StorageClock.manual()
 
   init() {
