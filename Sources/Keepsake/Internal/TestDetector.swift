@@ -76,7 +76,7 @@ package final class TestDetector: Sendable {
   private let contexts: TestContexts
 
   /// A detector for a process with this environment and name, looking code up through `probes`.
-  package init(environment: [String: String], processName: String, probes: Probes) {
+  init(environment: [String: String], processName: String, probes: Probes) {
     self.probes = probes
     let contexts = TestContexts()
     self.contexts = contexts
@@ -101,7 +101,7 @@ package final class TestDetector: Sendable {
   }
 
   /// What kind of process this is.
-  package var runContext: RunContext {
+  var runContext: RunContext {
     switch mode {
     case .live: .live
     case .test: .test
@@ -144,7 +144,7 @@ package final class TestDetector: Sendable {
   /// - Swift Testing or XCTest already loaded (`librariesLoaded`, asked last: it looks symbols up).
   ///
   /// Every test runner carries one of the first three from its start, so deciding once is safe.
-  package static func runContext(
+  static func runContext(
     environment: [String: String], processName: String, librariesLoaded: () -> Bool
   ) -> RunContext {
     // NB: first: a preview that happens to have XCTest loaded must still get live dependencies.
