@@ -16,7 +16,7 @@
 /// nonisolated; the work of ``run(priority:operation:catch:)`` runs off the main actor and
 /// sends actions back to the store on the main actor.
 public struct Effect<Action: Sendable>: Sendable {
-  package indirect enum Operation: Sendable {
+  indirect enum Operation: Sendable {
     case none
     case send(Action)
     case run(priority: TaskPriority?, operation: @Sendable (Send<Action>) async -> Void)
@@ -127,7 +127,7 @@ public struct Effect<Action: Sendable>: Sendable {
 ///
 /// `@unchecked Sendable`: `AnyHashable` is not `Sendable`, but the only initializer takes a
 /// `Sendable` value, so the boxed value always is.
-package struct EffectID: Hashable, @unchecked Sendable {
+struct EffectID: Hashable, @unchecked Sendable {
   private let base: AnyHashable
 
   init(_ base: some Hashable & Sendable) { self.base = AnyHashable(base) }

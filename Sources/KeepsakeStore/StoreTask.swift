@@ -14,13 +14,8 @@ public struct StoreTask: Hashable, Sendable {
 
   /// The task of one effect, with a description of the action whose effect started it.
   package struct Part: Sendable {
-    package let task: Task<Void, Never>
+    let task: Task<Void, Never>
     package let origin: String
-
-    package init(task: Task<Void, Never>, origin: String) {
-      self.task = task
-      self.origin = origin
-    }
   }
 
   /// The effects of a task, remembering which have finished.

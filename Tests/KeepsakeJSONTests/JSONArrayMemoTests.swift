@@ -1,6 +1,7 @@
 import Foundation
-import KeepsakeJSON
 import Testing
+
+@testable import KeepsakeJSON
 
 /// Reading an array again with the memo of the last reading: the same value and the same errors
 /// as reading it whole, with only the changed elements decoded.

@@ -53,7 +53,7 @@ package struct BackgroundTime: Sendable {
   static let none = BackgroundTime { _ in Span(end: {}) }
 
   /// The system's: `performExpiringActivity` where apps are suspended, else ``none``.
-  package static var live: BackgroundTime {
+  static var live: BackgroundTime {
     #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
       BackgroundTime { reason in
         // NB: the activity lasts while its block runs; the block waits until the span ends. The

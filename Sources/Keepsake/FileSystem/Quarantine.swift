@@ -43,7 +43,7 @@ package enum Quarantine {
     /// What stands for the original's name without its extension (shortened, for a long name).
     var stem: String
     /// ``Quarantine/marker``, ``Quarantine/conflictMarker`` or ``Quarantine/keptMarker``.
-    package var marker: String
+    var marker: String
     /// The UTC time, to the second: `20261129T210300Z`.
     var stamp: String
     /// 1 for the first copy of its second, then 2, 3, ....

@@ -300,7 +300,7 @@ package struct ProtectionClassCalls: Sendable {
   /// NB: classes are per file on iOS, tvOS, watchOS and visionOS, whose files are protected by
   /// default, and an app may choose a stricter class for one; an atomic replace would give the
   /// new file the folder's default. A Mac's files take the volume's protection (FileVault).
-  package static var live: ProtectionClassCalls? {
+  static var live: ProtectionClassCalls? {
     #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
       ProtectionClassCalls(
         get: { path in

@@ -25,7 +25,7 @@ package struct SHA256: Sendable {
   private var byteCount: UInt64 = 0
 
   /// Creates an empty hash.
-  package init() {}
+  init() {}
 
   /// The digest of `data` as 64 lowercase hex digits.
   package static func hexDigest(of data: some Sequence<UInt8>) -> String {

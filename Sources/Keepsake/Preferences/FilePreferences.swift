@@ -25,7 +25,7 @@ import Synchronization
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 package final class FilePreferences: PreferencesStore {
   /// The suite's file.
-  package let url: URL
+  let url: URL
 
   private struct State {
     var values: [String: PreferenceValue] = [:]

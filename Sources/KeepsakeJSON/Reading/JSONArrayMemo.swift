@@ -16,7 +16,7 @@ package struct JSONArrayMemo<Element> {
   let ends: [Int]
 
   /// Files larger than this leave no memo: a memo keeps the file's bytes alive beside its value.
-  package static var maximumSize: Int { 8 << 20 }
+  static var maximumSize: Int { 8 << 20 }
 }
 
 extension KeepsakeJSONDecoder {

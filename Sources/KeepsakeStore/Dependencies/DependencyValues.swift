@@ -125,7 +125,7 @@ public struct DependencyValues: Sendable {
   }
 
   /// Runs `operation` with these values as the current scope.
-  package func scope<R>(
+  func scope<R>(
     isolation: isolated (any Actor)? = #isolation, _ operation: () async throws -> R
   ) async rethrows -> R {
     try await Self.$scoped.withValue(self, operation: operation, isolation: isolation)

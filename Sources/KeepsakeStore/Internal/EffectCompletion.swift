@@ -4,7 +4,7 @@ import Synchronization
 package final class EffectCompletion: Sendable {
   private let finished = Atomic(false)
 
-  package init() {}
+  init() {}
 
   /// Whether the effect's work has returned.
   package var isFinished: Bool { finished.load(ordering: .acquiring) }

@@ -23,7 +23,7 @@ import Foundation
 /// are: see ``injectFaults(_:)``.
 public struct TestDisk: Sendable {
   /// The disk.
-  package let fileSystem: InMemoryFileSystem
+  let fileSystem: InMemoryFileSystem
 
   /// The disk `fileSystem` is.
   init(_ fileSystem: InMemoryFileSystem) {

@@ -74,7 +74,7 @@ protocol FolderWatchBackend {
 ///
 /// The path is the folder for ``WatchFailure/Operation/addWatch``, the file for
 /// ``WatchFailure/Operation/watchFile`` and empty for ``WatchFailure/Operation/createInstance``.
-package typealias WatchFaultHook =
+typealias WatchFaultHook =
   @Sendable (_ operation: WatchFailure.Operation, _ path: String)
   -> Int32?
 

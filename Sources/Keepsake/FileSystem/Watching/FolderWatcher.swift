@@ -40,7 +40,7 @@ package final class FolderWatcher: Sendable {
 
   /// Creates a watcher with its own system watcher (an inotify instance on Linux), created on
   /// the first subscription; `faultHook` can make its system calls fail (a test seam).
-  package convenience init(faultHook: WatchFaultHook? = nil) {
+  convenience init(faultHook: WatchFaultHook? = nil) {
     self.init { queue in PlatformFolderWatch(queue: queue, faultHook: faultHook) }
   }
 
@@ -154,7 +154,7 @@ package final class FolderWatcher: Sendable {
   }
 
   /// The files of this watcher's live subscriptions that are not watched right now, and why.
-  package var failures: [WatchFailure] {
+  var failures: [WatchFailure] {
     state.withLock { state in
       state.routes.keys.compactMap { state.failure(of: $0) }.sorted {
         ($0.file, $0.folder) < ($1.file, $1.folder)
@@ -167,7 +167,7 @@ package final class FolderWatcher: Sendable {
   var watchedFolders: Set<String> { state.withLock { Set($0.folders.keys) } }
 
   /// How many folders this watcher watches.
-  package var watchedFolderCount: Int { state.withLock { $0.folders.count } }
+  var watchedFolderCount: Int { state.withLock { $0.folders.count } }
 
   /// How many live subscriptions this watcher has.
   var subscriberCount: Int { state.withLock { $0.routes.count } }

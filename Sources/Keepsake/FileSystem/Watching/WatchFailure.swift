@@ -23,7 +23,7 @@ import Foundation
 /// ```
 package struct WatchFailure: Error, Equatable, Sendable, CustomStringConvertible {
   /// The system call that failed.
-  package enum Operation: String, Equatable, Sendable {
+  enum Operation: String, Equatable, Sendable {
     /// Creating the process's watcher (`inotify_init1` on Linux).
     case createInstance
     /// Watching one folder (`inotify_add_watch` on Linux, `open(O_EVTONLY)` on Apple platforms).
