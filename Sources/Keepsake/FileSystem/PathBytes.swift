@@ -88,7 +88,7 @@ extension PathBytes {
   /// not set.
   ///
   /// - Throws: ``UnrepresentableText`` when it is not valid UTF-8.
-  static func environmentValue(_ name: String) throws(UnrepresentableText) -> String? {
+  package static func environmentValue(_ name: String) throws(UnrepresentableText) -> String? {
     guard let pointer = getenv(name) else { return nil }
     guard let value = string(cString: pointer) else {
       throw UnrepresentableText(what: "$\(name)", bytes: escaped(bytes(cString: pointer)))
