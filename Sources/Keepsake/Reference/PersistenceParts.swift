@@ -3,14 +3,17 @@ import Synchronization
 /// A reference's persistence machine under its lock, and what runs and serializes the work it
 /// decides.
 ///
-/// One lock (the machine's) guards the machine, the bodies of `update`s waiting for their jobs
-/// and the streams of conflict reports: each is touched briefly, and never while calling out.
-/// The other lock, `inlineSaves`, is held across a key's own save on the mutating thread.
+/// One lock (the machine's) guards the machine, the bodies of `update`s waiting for their jobs,
+/// the streams of conflict reports and the reference's links (its subscription to outside
+/// changes and its change listeners): each is touched briefly, and never while calling out.
+/// The other lock, `inlineSaves`, is held across a key's own save on the mutating thread; only
+/// keys that save there make it.
 final class PersistenceParts: Sendable {
   private struct Guarded: ~Copyable {
     var machine: PersistenceMachine
     var updates = PendingUpdates()
     var conflicts = ConflictListeners()
+    var links = ReferenceLinks()
   }
 
   private let guarded: Mutex<Guarded>
@@ -19,8 +22,14 @@ final class PersistenceParts: Sendable {
   /// The lane of a key that does not persist, made when first used: most never use one, and
   /// making it was a twentieth of such a key's creation (see "In-memory keys" in `Benchmarks/README.md`).
   private let laterLane = AtomicLazyReference<LaneBox>()
-  /// Serializes saves made on the mutating thread, so the latest value is the one stored.
-  let inlineSaves = Mutex<UInt64>(0)
+  private let madeInlineSaves = AtomicLazyReference<InlineSaves>()
+
+  /// Serializes saves made on the mutating thread, so the latest value is the one stored: the
+  /// generation last saved, under its lock, made by the first such save.
+  var inlineSaves: InlineSaves {
+    if let made = madeInlineSaves.load() { return made }
+    return madeInlineSaves.storeIfNil(InlineSaves())
+  }
 
   init(_ machine: PersistenceMachine, lane: (any PersistenceLane)?) {
     self.guarded = Mutex(Guarded(machine: machine))
@@ -30,6 +39,11 @@ final class PersistenceParts: Sendable {
   /// Runs `body` on the machine under its lock.
   func withLock<R: Sendable>(_ body: (inout PersistenceMachine) -> R) -> R {
     guarded.withLock { body(&$0.machine) }
+  }
+
+  /// Runs `body` on the reference's links under the lock.
+  func withLinks<R: Sendable>(_ body: (inout ReferenceLinks) -> R) -> R {
+    guarded.withLock { body(&$0.links) }
   }
 
   /// Takes `event` into the machine and tells every conflict stream of the reports it makes,
@@ -95,6 +109,11 @@ final class PersistenceParts: Sendable {
     // NB: two threads may both make one; the second is dropped unused.
     return laterLane.storeIfNil(LaneBox(make())).lane
   }
+}
+
+/// The generation a key's last save on the mutating thread stored, under its lock.
+final class InlineSaves: Sendable {
+  let lastSaved = Mutex<UInt64>(0)
 }
 
 /// A lane made when first used, as an atomic reference holds it.

@@ -33,7 +33,7 @@ extension SharedReference {
   /// thread and on the lane reach the key in the order of the values they snapshot, so the
   /// latest value is the one stored.
   private func saveInOrder(force: Bool) -> SharedSaveError? {
-    persistence.inlineSaves.withLock { lastSaved in
+    persistence.inlineSaves.lastSaved.withLock { lastSaved in
       let (snapshot, generation) = storage.withLock { ($0, self.generation) }
       guard force || generation != lastSaved else { return nil }
       do {

@@ -145,7 +145,7 @@ extension SharedReference {
   /// NB: marks the value read, so mutations take the observed path, which tells listeners.
   func observeChanges(_ onChange: @escaping @Sendable () -> Void) -> StorageSubscription {
     hasBeenRead.store(true, ordering: .relaxed)
-    let id = links.withLock { links in
+    let id = persistence.withLinks { links in
       defer { links.nextListener += 1 }
       links.listeners[links.nextListener] = onChange
       hasChangeListeners.store(true, ordering: .relaxed)
@@ -153,7 +153,7 @@ extension SharedReference {
     }
     return StorageSubscription { [weak self] in
       // NB: the listener is released after the lock: what it holds goes with it.
-      let removed = self?.links.withLock { links in
+      let removed = self?.persistence.withLinks { links in
         defer {
           if links.listeners.isEmpty { self?.hasChangeListeners.store(false, ordering: .relaxed) }
         }
@@ -165,7 +165,7 @@ extension SharedReference {
 
   @usableFromInline
   func tellChangeListeners() {
-    let listeners = links.withLock { Array($0.listeners.values) }
+    let listeners = persistence.withLinks { Array($0.listeners.values) }
     for listener in listeners { listener() }
   }
 }

@@ -10,13 +10,13 @@ import Synchronization
 /// steps that perform its decisions (`SharedReference+Persistence.swift`) and the requests the
 /// app makes of it (`SharedReference+Requests.swift`).
 ///
-/// Locks: three, never held together: the value's (`storage`, which also guards `generation`,
-/// `savedGeneration` and `base`), the persistence's (``PersistenceParts``: the machine, the
-/// bodies of `update`s and the conflict streams) and the links' (`links`: the subscription to
-/// outside changes and the change listeners). Nothing calls out (to the key, the registrar, a
+/// Locks: two, never held together: the value's (`storage`, which also guards `generation`,
+/// `savedGeneration` and `base`) and the persistence's (``PersistenceParts``: the machine, the
+/// bodies of `update`s, the conflict streams, and the links: the subscription to outside changes
+/// and the change listeners). Nothing calls out (to the key, the registrar, a
 /// listener or a waiter) with one held, except a merge, which runs under the value's lock and
 /// may take the key's own (a file key's known file and its sync state, one lock each, taken one
-/// at a time, after the value's). Keys that save on the mutating thread have a fourth, the
+/// at a time, after the value's). Keys that save on the mutating thread make a third, the
 /// inline-save lock, taken before the value's and held across the key's save.
 @usableFromInline
 final class SharedReference<Value: Sendable>: AnySharedReference {
@@ -98,11 +98,6 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     madeWork = work
     return work
   }
-  /// The reference's links outside, under one lock.
-  ///
-  /// Its subscription to outside changes of the stored data, and whoever is called after every
-  /// change (``Shared/values``; see ``observeChanges(_:)``). Nothing is called with it held.
-  let links = Mutex(ReferenceLinks())
   /// Whether anything listens, so a change without listeners costs one relaxed load.
   @usableFromInline let hasChangeListeners = Atomic<Bool>(false)
 
@@ -212,7 +207,7 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     let subscription = key.subscribe(in: context) { [weak self] in
       self?.outsideChange()
     }
-    links.withLock { $0.subscription = subscription }
+    persistence.withLinks { $0.subscription = subscription }
     // NB: a file read in the background is read as an outside change; a reader key's first load
     // arrives through its subscription.
     if loadsLater && shared != nil { outsideChange() }
@@ -226,7 +221,8 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
     parkingSlot?.park(
       ParkedValue(value: storage.withLock { $0 }, fallback: fallback),
       from: ObjectIdentifier(self))
-    links.withLock { $0.subscription }?.cancel()
+    // NB: a reference whose persistence was never made has no links to end.
+    madePersistence.load()?.withLinks { $0.subscription }?.cancel()
     // NB: a reference that persists dies only once no Shared holds it and no save is pending
     // (a scheduled save holds it), so there is nothing left to write.
     if persists { context.forget(key.id, reference: ObjectIdentifier(self)) }
@@ -257,7 +253,9 @@ final class SharedReference<Value: Sendable>: AnySharedReference {
   }
 
   /// Why outside changes of the stored data are not seen right now, if they are not.
-  var watchError: (any Error)? { links.withLock { $0.subscription }?.failure }
+  var watchError: (any Error)? {
+    madePersistence.load()?.withLinks { $0.subscription }?.failure
+  }
 
   /// The value, without taking part in Observation or marking it read.
   func peek() -> Value { storage.withLock { $0 } }
@@ -280,8 +278,10 @@ extension SharedReference: SharedChangeTrackable {
   var untrackedValue: any Sendable { storage.withLock { $0 } }
 }
 
-/// A reference's links outside (see `SharedReference.links`).
+/// A reference's links outside: its subscription to outside changes of the stored data, and
+/// whoever is called after every change (``Shared/values``; see `observeChanges(_:)`).
 ///
+/// Kept under the persistence's lock (see ``PersistenceParts``); nothing is called with it held.
 /// NB: not generic, so a reference's creation looks up no metadata for it.
 struct ReferenceLinks: Sendable {
   var subscription: StorageSubscription?
