@@ -5,7 +5,6 @@ import Foundation
 extension FileStorageKey: CoordinatedKey {
   func withOwnState() -> FileStorageKey {
     var copy = self
-    copy.known = KnownFile()
     copy.sync = sync.withOwnState()
     return copy
   }

@@ -61,11 +61,12 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
   // fields itself retained and released each of them: hundreds of atomic operations a key.
   private let settings: FileKeySettings<Value>
   private var location: FileLocation
-  /// What this key last read or wrote, to tell its own writes from someone else's; each
-  /// reference has its own (see `withOwnState()`).
-  var known = KnownFile()
-  /// Its part in keeping a file in a synced folder whole across devices (`FileStorageKey+Sync`).
+  /// Its part in keeping a file in a synced folder whole across devices (`FileStorageKey+Sync`),
+  /// with the state of the reference that owns the key (see `withOwnState()`).
   var sync = FileSync<Value>()
+  /// What this key last read or wrote, to tell its own writes from someone else's; each
+  /// reference has its own, under the one lock of its file state (see ``SyncState/file``).
+  var known: KnownFile { sync.state.file }
 
   /// A key for `url` with custom coding.
   ///

@@ -54,9 +54,16 @@ final class KnownFile: Sendable {
     var look: Look?
     /// The last document read (see ``ReadDocument``).
     var document = ReadDocument.none
+    /// What the reference knows for syncing (see ``SyncState``).
+    var sync = SyncStateFields()
   }
 
   private let state = Mutex(State())
+
+  /// Runs `body` on the sync state's fields (see ``SyncState``), under the one lock.
+  func withSyncFields<R: Sendable>(_ body: (inout SyncStateFields) -> R) -> R {
+    state.withLock { body(&$0.sync) }
+  }
   func get() -> FileIdentity? { state.withLock { $0.identity } }
   func set(_ value: FileIdentity?) {
     state.withLock {

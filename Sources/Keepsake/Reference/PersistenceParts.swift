@@ -6,8 +6,8 @@ import Synchronization
 /// One lock (the machine's) guards the machine, the bodies of `update`s waiting for their jobs,
 /// the streams of conflict reports and the reference's links (its subscription to outside
 /// changes and its change listeners): each is touched briefly, and never while calling out.
-/// The other lock, `inlineSaves`, is held across a key's own save on the mutating thread; only
-/// keys that save there make it.
+/// The other lock, `inlineSaves`, is held across a key's own save (on the mutating thread, or on
+/// the lane); only keys that store through their own `save` make it.
 final class PersistenceParts: Sendable {
   private struct Guarded: ~Copyable {
     var machine: PersistenceMachine

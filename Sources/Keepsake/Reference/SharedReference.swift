@@ -10,14 +10,18 @@ import Synchronization
 /// steps that perform its decisions (`SharedReference+Persistence.swift`) and the requests the
 /// app makes of it (`SharedReference+Requests.swift`).
 ///
-/// Locks: two, never held together: the value's (`storage`, which also guards `generation`,
-/// `savedGeneration` and `base`) and the persistence's (``PersistenceParts``: the machine, the
-/// bodies of `update`s, the conflict streams, and the links: the subscription to outside changes
-/// and the change listeners). Nothing calls out (to the key, the registrar, a
-/// listener or a waiter) with one held, except a merge, which runs under the value's lock and
-/// may take the key's own (a file key's known file and its sync state, one lock each, taken one
-/// at a time, after the value's). Keys that save on the mutating thread make a third, the
-/// inline-save lock, taken before the value's and held across the key's save.
+/// Locks: at most three a reference, in this order when two are held:
+/// 1. the inline-save lock (``PersistenceParts/inlineSaves``), made only by keys that store
+///    through their own `save` (preferences, custom keys), and held across it;
+/// 2. the value's (`storage`, which also guards `generation`, `savedGeneration` and `base`);
+/// 3. a file key's own: what the reference knows of its file (``KnownFile``, whose lock also
+///    guards its ``SyncState``), taken by a merge, which runs under the value's lock.
+///
+/// The persistence's lock (``PersistenceParts``: the machine, the bodies of `update`s, the
+/// conflict streams and the links: the subscription to outside changes and the change
+/// listeners) is never held with another. Nothing calls out (to the key, the registrar, a
+/// listener or a waiter) with a lock held, except the key's save and the merge above. A key that
+/// stores through its own `save` is never a file key, so no reference has more than three.
 @usableFromInline
 final class SharedReference<Value: Sendable>: AnySharedReference {
   let key: any SharedKey<Value>

@@ -15,7 +15,7 @@ struct FileSync<Value: Sendable>: Sendable {
   /// The state of the reference that owns the key (see `withOwnState()`).
   var state = SyncState()
 
-  /// A copy with a fresh state, for the reference that takes the key.
+  /// A copy with a fresh state (its known file's too), for the reference that takes the key.
   func withOwnState() -> FileSync {
     var copy = self
     copy.state = SyncState()

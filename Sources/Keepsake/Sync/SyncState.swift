@@ -13,9 +13,11 @@ import Synchronization
 final class SyncState: Sendable {
   typealias Mode = SyncMode
 
-  private let fields = Mutex(SyncStateFields())
+  /// What the reference knows of its file, whose lock guards these fields too: a file key's
+  /// reference has one lock for its file, whoever asks.
+  let file: KnownFile
 
-  init() {}
+  init(file: KnownFile = KnownFile()) { self.file = file }
 
   /// The queue every scan of the process runs on.
   static var queue: DispatchQueue { SyncQueue.queue }
@@ -40,7 +42,7 @@ final class SyncState: Sendable {
     folderPath: String, carriesAncestry: Bool, in context: StorageContext, data: Data?,
     engine known: SyncEngine?? = nil
   ) -> Bool {
-    switch fields.withLock({ $0.mode }) {
+    switch file.withSyncFields({ $0.mode }) {
     case .synced: return true
     case .notSynced where !(data.map(Self.carriesAncestry) ?? false): return false
     default: break
@@ -48,7 +50,7 @@ final class SyncState: Sendable {
     let engine = known ?? SyncFolder.engine(containingPath: folderPath, in: context.fileSystem)
     let synced =
       engine != nil || (carriesAncestry && (data.map(Self.carriesAncestry) ?? false))
-    fields.withLock { fields in
+    file.withSyncFields { fields in
       if case .synced = fields.mode { return }
       fields.mode = synced ? .synced(engine) : .notSynced
     }
@@ -57,13 +59,13 @@ final class SyncState: Sendable {
 
   /// Marks the file synced: a copy was seen beside it.
   func markSynced(by engine: SyncEngine?) {
-    fields.withLock { fields in
+    file.withSyncFields { fields in
       if case .synced(let known?) = fields.mode, engine == nil || known == engine { return }
       fields.mode = .synced(engine)
     }
   }
 
-  var mode: Mode { fields.withLock { $0.mode } }
+  var mode: Mode { file.withSyncFields { $0.mode } }
 
   private static func carriesAncestry(_ data: Data) -> Bool {
     data.starts(with: #"{"ancestry":"#.utf8)
@@ -73,15 +75,15 @@ final class SyncState: Sendable {
 
   /// The version the key last read or wrote; `nil` when there is no file or the key has not
   /// read it in sync mode.
-  var known: FileVersion? { fields.withLock { $0.known } }
+  var known: FileVersion? { file.withSyncFields { $0.known } }
 
-  func setKnown(_ version: FileVersion?) { fields.withLock { $0.known = version } }
+  func setKnown(_ version: FileVersion?) { file.withSyncFields { $0.known = version } }
 
   /// This device's ID, read from the store once per reference.
   func device<Value>(_ target: SyncTarget<Value>, in context: StorageContext) -> String {
-    if let device = fields.withLock({ $0.device }) { return device }
+    if let device = file.withSyncFields({ $0.device }) { return device }
     let device = (try? target.store(in: context).deviceID()) ?? Ancestry.unknownWriter
-    fields.withLock { $0.device = device }
+    file.withSyncFields { $0.device = device }
     return device
   }
 
@@ -90,15 +92,15 @@ final class SyncState: Sendable {
   /// `lock`, counted while this reference holds it: a merge made while it does must not take it
   /// again (it would wait for itself).
   func holding(_ lock: FileLock) -> FileLock {
-    fields.withLock { $0.locksHeld += 1 }
+    file.withSyncFields { $0.locksHeld += 1 }
     return FileLock { [self] in
       lock.release()
-      fields.withLock { $0.locksHeld -= 1 }
+      file.withSyncFields { $0.locksHeld -= 1 }
     }
   }
 
   /// Whether this reference holds the file's lock now.
-  var holdsLock: Bool { fields.withLock { $0.locksHeld > 0 } }
+  var holdsLock: Bool { file.withSyncFields { $0.locksHeld > 0 } }
 
   // MARK: - Reporting
 
@@ -112,7 +114,7 @@ final class SyncState: Sendable {
     report: @escaping @Sendable (SharedConflict) -> Void
   ) {
     let box = FallbackBox(value: fallback)
-    fields.withLock {
+    file.withSyncFields {
       $0.fallback = box
       $0.report = report
       $0.timing = timing
@@ -122,7 +124,7 @@ final class SyncState: Sendable {
 
   /// The reference's default, once attached, as a `Value`.
   func fallback<Value>(as type: Value.Type) -> Value? {
-    guard let box = fields.withLock({ $0.fallback }) else { return nil }
+    guard let box = file.withSyncFields({ $0.fallback }) else { return nil }
     return box.value as? Value
   }
 
@@ -136,14 +138,14 @@ final class SyncState: Sendable {
   /// Tells the reference (spaced out, see ``reportSpacing``), or keeps the report until it
   /// attaches.
   func report(_ conflict: SharedConflict) {
-    fields.withLock { $0.pendingReports.append(conflict) }
+    file.withSyncFields { $0.pendingReports.append(conflict) }
     deliver()
   }
 
   /// Delivers the next pending report, unless one was delivered less than ``reportSpacing``
   /// ago: then it comes later, on the sync queue.
   private func deliver() {
-    let (next, report, wait, timing) = fields.withLock {
+    let (next, report, wait, timing) = file.withSyncFields {
       fields -> (SharedConflict?, (@Sendable (SharedConflict) -> Void)?, Duration?, ReportTiming?)
       in
       guard let report = fields.report, let timing = fields.timing,
@@ -161,10 +163,10 @@ final class SyncState: Sendable {
     }
     if let next, let report {
       report(next)
-      if fields.withLock({ !$0.pendingReports.isEmpty }) { deliver() }
+      if file.withSyncFields({ !$0.pendingReports.isEmpty }) { deliver() }
     } else if let wait, let timing {
       timing.after(wait) { [self] in
-        fields.withLock { $0.deliveryScheduled = false }
+        file.withSyncFields { $0.deliveryScheduled = false }
         deliver()
       }
     }
@@ -172,12 +174,12 @@ final class SyncState: Sendable {
 
   /// Notes that this reference made the copy `name` itself: its app heard of it already.
   func noteOwnCopy(_ name: String) {
-    _ = fields.withLock { $0.reported.insert(name) }
+    _ = file.withSyncFields { $0.reported.insert(name) }
   }
 
   /// Reports `conflict` about the copy `name` unless this reference already did.
   func reportOnce(_ conflict: SharedConflict, about name: String) {
-    guard fields.withLock({ $0.reported.insert(name).inserted }) else { return }
+    guard file.withSyncFields({ $0.reported.insert(name).inserted }) else { return }
     report(conflict)
   }
 
@@ -187,7 +189,7 @@ final class SyncState: Sendable {
   /// it had not.
   func waited(for name: String) -> Duration {
     let now = ContinuousClock.now
-    let since = fields.withLock { fields in
+    let since = file.withSyncFields { fields in
       if let since = fields.waitingSince[name] { return since }
       fields.waitingSince[name] = now
       return now
@@ -196,7 +198,7 @@ final class SyncState: Sendable {
   }
 
   func stopWaiting(for name: String) {
-    _ = fields.withLock { $0.waitingSince.removeValue(forKey: name) }
+    _ = file.withSyncFields { $0.waitingSince.removeValue(forKey: name) }
   }
 
   // MARK: - Scans
@@ -215,13 +217,13 @@ final class SyncState: Sendable {
   private func runOnce(
     _ kind: Coalesced, after delay: Duration, _ work: @escaping @Sendable () -> Void
   ) {
-    let due = fields.withLock { fields -> Bool in
+    let due = file.withSyncFields { fields -> Bool in
       guard fields.isActive, !fields.exchange(kind, to: true) else { return false }
       return true
     }
     guard due else { return }
     let run: @Sendable () -> Void = { [self] in
-      let active = fields.withLock { fields -> Bool in
+      let active = file.withSyncFields { fields -> Bool in
         _ = fields.exchange(kind, to: false)
         return fields.isActive
       }
@@ -236,12 +238,12 @@ final class SyncState: Sendable {
 
   /// Notes that this reference kept the change `name` beside the file itself.
   func noteOwnKeptChange(_ name: String) {
-    _ = fields.withLock { $0.ownKeptChanges.insert(name) }
+    _ = file.withSyncFields { $0.ownKeptChanges.insert(name) }
   }
 
   /// Whether this reference kept the change `name` itself.
   func isOwnKeptChange(_ name: String) -> Bool {
-    fields.withLock { $0.ownKeptChanges.contains(name) }
+    file.withSyncFields { $0.ownKeptChanges.contains(name) }
   }
 
   /// Runs `takeIn` soon on the background queue, unless it is already due: another process
@@ -263,11 +265,11 @@ final class SyncState: Sendable {
   }
 
   /// Stops scanning: the reference is gone.
-  func cancel() { fields.withLock { $0.isActive = false } }
+  func cancel() { file.withSyncFields { $0.isActive = false } }
 }
 
 /// A reference's default, untyped (see `SyncState`).
-private struct FallbackBox: Sendable {
+struct FallbackBox: Sendable {
   let value: any Sendable
 }
 
@@ -316,12 +318,12 @@ extension SyncStateFields {
   }
 }
 
-/// What a ``SyncState`` keeps under its lock.
+/// What a ``SyncState`` keeps, under its ``KnownFile``'s lock.
 ///
 /// NB: a type of its own, without the value's type (the fallback is boxed): nested in the class
 /// when it was generic, its metadata was looked up at run time on every turn of the lock, five
 /// times a file key's creation (see "File keys" in `Benchmarks/README.md`).
-private struct SyncStateFields {
+struct SyncStateFields {
   /// The reference's default, once attached.
   ///
   /// NB: untyped, so the class is not generic (a generic class's metadata is looked up at run
