@@ -101,6 +101,10 @@ struct SimulationCampaignTests {
       // the file put back (not by the grace): the held-back save must still run.
       "p3 f1 a=1 old=1 | oa:recreate w2 s2a B1a s2a s1a d1a1 m2a s1a s1a s1a w2 K1 ca s2a t5 t2 "
         + "s2a s2a s2a s2a m2a",
+      // A save the app asked for, with nothing pending, found the name a replacement had just
+      // emptied and took the removal in: the next change's coalesced save wrote into the gap.
+      "p3 f1 a=1 old=0 | S2a s2a s2a oa:replace s2a s2a S2a s2a s2a ca s2a s2a m2a t29 s2a s2a "
+        + "s2a s2a s2a s2a s2a",
       // A merge that keeps ours for a field both sides changed, whose copy of theirs failed:
       // the value kept the merge while its base stayed the older read, and a later save,
       // merging a rewrite of the items theirs had removed, took them for ours to remove.

@@ -832,7 +832,12 @@ struct PersistenceMachine: Sendable {
       let waits = reloads && storage.isShared && replacement != .over && !exiting
       return .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: waits)
     case .save(let force):
-      return .reconcile(adoptOnly: false, force: force, body: nil)
+      // NB: a save with nothing of ours pending writes nothing, so it leaves a removed file to the
+      // grace as a reload does: taken in now, the removal would let the next change's save write
+      // into the name a program putting the file back (Syncthing: remove, then rename) has
+      // emptied for a moment.
+      let waits = storage.isShared && replacement != .over && !exiting
+      return .reconcile(adoptOnly: false, force: force, body: nil, waitsForRemoved: waits)
     case .replace:
       return .reconcile(adoptOnly: false, force: true, body: nil)
     case .update(let token):

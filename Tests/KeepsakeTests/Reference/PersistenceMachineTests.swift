@@ -123,7 +123,7 @@ struct PersistenceMachineTests {
     #expect(Self.step(Self.send(&machine, .locked)) == .read(again: false))
     #expect(
       Self.step(Self.send(&machine, .found(changed: false)))
-        == .reconcile(adoptOnly: false, force: false, body: nil))
+        == .reconcile(adoptOnly: false, force: false, body: nil, waitsForRemoved: true))
     #expect(Self.step(Self.send(&machine, .reconciled(.init(write: true)))) == .write)
     #expect(Self.step(Self.send(&machine, .written)) == .unlock)
     Self.send(&machine, .unlocked)
@@ -141,7 +141,7 @@ struct PersistenceMachineTests {
     let copy = URL(fileURLWithPath: "/notes.conflict.json")
     #expect(
       Self.step(Self.send(&machine, .copied(copy, pruned: [])))
-        == .reconcile(adoptOnly: false, force: false, body: nil),
+        == .reconcile(adoptOnly: false, force: false, body: nil, waitsForRemoved: true),
       "the merge takes theirs in only now, the copy safe")
     #expect(Self.step(Self.send(&machine, .reconciled(.init(write: true)))) == .write)
     Self.send(&machine, .written, .unlocked)
@@ -192,7 +192,9 @@ struct PersistenceMachineTests {
     let reconciled = Self.send(&machine, .reconciled(.init(needsSave: true)))
     #expect(Self.step(reconciled) == .lock, "the reload goes on as a save, under the lock")
     Self.send(&machine, .locked, .found(changed: true))
-    #expect(machine.job?.step == .reconcile(adoptOnly: false, force: false, body: nil))
+    #expect(
+      machine.job?.step
+        == .reconcile(adoptOnly: false, force: false, body: nil, waitsForRemoved: true))
   }
 
   @Test("A save that finds the data unreadable protects it and writes nothing")
@@ -330,6 +332,35 @@ struct PersistenceMachineTests {
     #expect(caller.failed)
     #expect(machine.saveError != nil)
     #expect(machine.phase == .pending, "the change stays pending for the next save")
+  }
+
+  @Test("A save asked for with nothing pending leaves a removed file to the grace")
+  func requestedSaveLeavesRemovalToTheGrace() {
+    var machine = Self.file()
+    let caller = Caller()
+    let started = Self.send(
+      &machine, .request(.save(force: true), caller.waiter, insideTransaction: false))
+    #expect(Self.step(started) == .lock)
+    Self.send(&machine, .locked)
+    let found = Self.send(&machine, .found(changed: true))
+    #expect(
+      Self.step(found)
+        == .reconcile(adoptOnly: false, force: true, body: nil, waitsForRemoved: true))
+    // The name is empty and nothing of ours is pending: the save writes nothing, and the grace
+    // starts, as a reload's would.
+    let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
+    #expect(Self.step(waiting) == .unlock)
+    #expect(
+      waiting.contains {
+        if case .arm(.replacementGrace, _) = $0 { return true }
+        return false
+      })
+    Self.send(&machine, .unlocked)
+    #expect(caller.ended && !caller.failed)
+    // A change made now waits for the grace: its coalesced save starts nothing.
+    Self.send(&machine, .mutated)
+    #expect(Self.step(Self.send(&machine, .timerFired(.save))) == nil)
+    #expect(machine.phase == .pending)
   }
 
   @Test("A file removed with nothing pending is taken in only once the grace is over")
