@@ -192,9 +192,6 @@ struct PersistenceMachine: Sendable {
     /// removes, then renames in) puts it back in a moment, so the removal is taken in only once
     /// the grace is over, and the value stays as it was meanwhile.
     var awaitsReplacement = false
-    /// The file was removed, with nothing of ours pending, and the removal was taken in (an
-    /// explicit load takes what it finds).
-    var tookInRemoval = false
     /// Theirs changed fields ours changed too: nothing is taken in until theirs is kept as a
     /// conflict copy, and the reconciliation then runs again.
     var mergesOnceCopied = false
@@ -731,14 +728,6 @@ struct PersistenceMachine: Sendable {
           effects.append(.arm(.replacementGrace, after: Self.replacementGrace))
         }
         return .end
-      }
-      if result.tookInRemoval, isLoad(job.purpose), storage.isShared, replacement == .none,
-        !exiting
-      {
-        // An explicit load takes the removal in, as asked; a change made next still waits for a
-        // program putting the file back (remove, then rename) rather than write into its gap.
-        replacement = .waiting
-        effects.append(.arm(.replacementGrace, after: Self.replacementGrace))
       }
       if result.rewritesRemoved && job.patient {
         // The file was removed with our change pending: wait for a program putting it back.

@@ -225,7 +225,6 @@ extension SharedReference {
       case .adopt where waitsForRemoved && change.kind == .deleted:
         result.awaitsReplacement = true
       case .adopt:
-        result.tookInRemoval = change.kind == .deleted
         if let (value, identity) = change.adopted(fallback: fallback) {
           current = value
           savedGeneration = generation

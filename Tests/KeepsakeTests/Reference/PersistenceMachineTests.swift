@@ -363,27 +363,6 @@ struct PersistenceMachineTests {
     #expect(machine.phase == .pending)
   }
 
-  @Test("load() takes a removal in at once, and a change made next waits for the grace")
-  func loadTakesRemovalInThenChangeWaits() {
-    var machine = Self.file()
-    let caller = Caller()
-    Self.send(&machine, .request(.load, caller.waiter, insideTransaction: false))
-    let found = Self.send(&machine, .found(changed: true))
-    #expect(Self.step(found) == .reconcile(adoptOnly: true, force: false, body: nil))
-    let taken = Self.send(&machine, .reconciled(.init(tookInRemoval: true)))
-    #expect(caller.ended && !caller.failed, "the load returns what it found")
-    #expect(
-      taken.contains {
-        if case .arm(.replacementGrace, _) = $0 { return true }
-        return false
-      }, "a program putting the file back is waited for all the same")
-    Self.send(&machine, .mutated)
-    #expect(Self.step(Self.send(&machine, .timerFired(.save))) == nil, "the save waits")
-    #expect(machine.phase == .pending)
-    // The grace ends with no file put back: the file is read again, and the change saved.
-    #expect(Self.step(Self.send(&machine, .timerFired(.replacementGrace))) == .read(again: false))
-  }
-
   @Test("A file removed with nothing pending is taken in only once the grace is over")
   func removalWaitsForTheGrace() {
     var machine = Self.file()
