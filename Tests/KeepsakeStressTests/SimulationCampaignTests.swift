@@ -105,6 +105,11 @@ struct SimulationCampaignTests {
       // emptied and took the removal in: the next change's coalesced save wrote into the gap.
       "p3 f1 a=1 old=0 | S2a s2a s2a oa:replace s2a s2a S2a s2a s2a ca s2a s2a m2a t29 s2a s2a "
         + "s2a s2a s2a s2a s2a",
+      // The same with load(): it took the removal in at once (the key then knew "no file"), and
+      // the next change's save wrote into the gap; with the watch's event between, too.
+      "p1 f1 a=1 | L0a oa:replace:-1 ca s0a s0a m0a t16 s0a m0a s0a s0a s0a s0a s0a s0a",
+      "p1 f1 a=1 | L0a oa:replace:-1 ca s0a w0 s0a m0a s1a s2a t16 s0a s0a s0a s0a s0a s0a s0a "
+        + "s0a",
       // A merge that keeps ours for a field both sides changed, whose copy of theirs failed:
       // the value kept the merge while its base stayed the older read, and a later save,
       // merging a rewrite of the items theirs had removed, took them for ours to remove.

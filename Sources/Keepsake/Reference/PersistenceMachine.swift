@@ -826,10 +826,11 @@ struct PersistenceMachine: Sendable {
   private func reconciliation(of purpose: Purpose) -> Step {
     switch purpose {
     case .reload, .load:
-      // NB: an explicit load takes what it finds; a reload in the background waits for a
-      // removed file to come back (files only: a removed preference is not being replaced).
-      let reloads: Bool = if case .reload = purpose { true } else { false }
-      let waits = reloads && storage.isShared && replacement != .over && !exiting
+      // NB: a removed file is waited for (files only: a removed preference is not being
+      // replaced), by an explicit load too: taken in now, the key would know "no file", and the
+      // next change's save would write into the name a program putting the file back (remove,
+      // then rename) has emptied for a moment.
+      let waits = storage.isShared && replacement != .over && !exiting
       return .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: waits)
     case .save(let force):
       // NB: a save with nothing of ours pending writes nothing, so it leaves a removed file to the

@@ -21,7 +21,10 @@ extension Shared {
   /// Reads the stored value again, replacing the value in memory when something is stored.
   ///
   /// A change still pending here is never dropped: it meets what is stored the way a save meets
-  /// another process's change (merged, or both kept), and `load` returns once that is saved.
+  /// another process's change (merged, or both kept), and `load` returns once that is saved. A
+  /// file found removed is taken in (the value goes back to its default) only once a two-second
+  /// grace is over, as a removal the key sees by itself is: a program replacing the file
+  /// (Syncthing, `rm` then `cp`) puts it back meanwhile, and the value stays until then.
   ///
   /// - Throws: ``SharedLoadError`` when the data exists but cannot be read (the key is then
   ///   protected and the value in memory is kept); ``SharedSaveError`` when a pending change met

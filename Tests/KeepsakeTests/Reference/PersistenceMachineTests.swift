@@ -363,6 +363,28 @@ struct PersistenceMachineTests {
     #expect(machine.phase == .pending)
   }
 
+  @Test("load() leaves a removed file to the grace, as a reload does")
+  func loadLeavesRemovalToTheGrace() {
+    var machine = Self.file()
+    let caller = Caller()
+    Self.send(&machine, .request(.load, caller.waiter, insideTransaction: false))
+    let found = Self.send(&machine, .found(changed: true))
+    #expect(
+      Self.step(found)
+        == .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: true))
+    let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
+    #expect(caller.ended && !caller.failed)
+    #expect(
+      waiting.contains {
+        if case .arm(.replacementGrace, _) = $0 { return true }
+        return false
+      })
+    // A change made now waits for the grace: its coalesced save starts nothing.
+    Self.send(&machine, .mutated)
+    #expect(Self.step(Self.send(&machine, .timerFired(.save))) == nil)
+    #expect(machine.phase == .pending)
+  }
+
   @Test("A file removed with nothing pending is taken in only once the grace is over")
   func removalWaitsForTheGrace() {
     var machine = Self.file()
