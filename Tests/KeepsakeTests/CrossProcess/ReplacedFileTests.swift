@@ -70,17 +70,29 @@ struct ReplacedFileTests {
     #expect(disk.completedWrites(of: url) == writes)
   }
 
-  @Test("save() while the file is gone for a moment takes nothing in, and a change waits for it")
-  func saveWhileRemovedThenChange() async throws {
+  /// A file of note 1 and a reference of it, the file just removed by a program replacing it,
+  /// and `request` (a save or a load) made while the name is empty.
+  func askedWhileRemoved(
+    _ request: @Sendable (Shared<[Note]>) async throws -> Void
+  ) async throws -> (InMemoryFileSystem, StorageClock, Shared<[Note]>) {
     let disk = InMemoryFileSystem()
     let clock = StorageClock.manual()
     try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
     let notes = notes(on: disk, clock: clock)
-    // The other program removes the file (its new one is on its way), and the app saves, with
-    // nothing of its own pending.
+    // The other program removes the file (its new one is on its way), and the app asks.
     disk.setContents(nil, at: url)
     await clock.settle()
-    try await notes.save()
+    try await request(notes)
+    return (disk, clock, notes)
+  }
+
+  @Test(
+    "save() or load() while the file is gone for a moment keeps the value; a change waits for it",
+    arguments: ["save", "load"])
+  func askedWhileRemovedThenChange(_ request: String) async throws {
+    let (disk, clock, notes) = try await askedWhileRemoved { notes in
+      if request == "save" { try await notes.save() } else { try await notes.load() }
+    }
     #expect(notes.wrappedValue.map(\.id) == [1], "the removal is not taken in within the grace")
     #expect(try stored(disk) == nil, "nothing is written into the emptied name")
     notes.withLock { $0.append(Note(id: 2, text: "ours")) }
@@ -93,36 +105,9 @@ struct ReplacedFileTests {
     #expect(try stored(disk).map(Set.init) == [1, 2, 3], "ours merged into theirs")
   }
 
-  @Test("load() while the file is gone for a moment keeps the value, and a change waits for it")
-  func loadWhileRemovedThenChange() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    // The other program removes the file (its new one is on its way), and the app loads.
-    disk.setContents(nil, at: url)
-    await clock.settle()
-    try await notes.load()
-    #expect(notes.wrappedValue.map(\.id) == [1], "the removal is not taken in within the grace")
-    notes.withLock { $0.append(Note(id: 2, text: "ours")) }
-    await clock.advance(by: .milliseconds(100))
-    #expect(try stored(disk) == nil, "the change's save waits for the file")
-    // It lands (the other device added note 3), within the grace.
-    try disk.writeAtomically(
-      try encoded([Note(id: 1, text: "one"), Note(id: 3, text: "theirs")]), to: url)
-    await clock.advance(by: .milliseconds(1))
-    #expect(try stored(disk).map(Set.init) == [1, 2, 3], "ours merged into theirs")
-  }
-
   @Test("A file removed for good, loaded within the grace, is taken in when the grace ends")
   func loadThenRemovedForGood() async throws {
-    let disk = InMemoryFileSystem()
-    let clock = StorageClock.manual()
-    try disk.writeAtomically(try encoded([Note(id: 1, text: "one")]), to: url)
-    let notes = notes(on: disk, clock: clock)
-    disk.setContents(nil, at: url)
-    await clock.settle()
-    try await notes.load()
+    let (disk, clock, notes) = try await askedWhileRemoved { try await $0.load() }
     #expect(notes.wrappedValue.map(\.id) == [1])
     await clock.advance(by: PersistenceMachine.replacementGrace)
     #expect(notes.wrappedValue.isEmpty, "removed for good: the default")
