@@ -824,20 +824,16 @@ struct PersistenceMachine: Sendable {
 
   /// The reconciliation of what a job's read found, for its purpose.
   private func reconciliation(of purpose: Purpose) -> Step {
+    // NB: a file found removed with nothing of ours pending is left to the grace by every read
+    // and every save, which then writes nothing (files only: a removed preference is not being
+    // replaced). Taken in now, the key would know "no file", and the next change's save would
+    // write into the name a program putting the file back (remove, then rename) has emptied for
+    // a moment.
+    let waits = storage.isShared && replacement != .over && !exiting
     switch purpose {
     case .reload, .load:
-      // NB: a removed file is waited for (files only: a removed preference is not being
-      // replaced), by an explicit load too: taken in now, the key would know "no file", and the
-      // next change's save would write into the name a program putting the file back (remove,
-      // then rename) has emptied for a moment.
-      let waits = storage.isShared && replacement != .over && !exiting
       return .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: waits)
     case .save(let force):
-      // NB: a save with nothing of ours pending writes nothing, so it leaves a removed file to the
-      // grace as a reload does: taken in now, the removal would let the next change's save write
-      // into the name a program putting the file back (Syncthing: remove, then rename) has
-      // emptied for a moment.
-      let waits = storage.isShared && replacement != .over && !exiting
       return .reconcile(adoptOnly: false, force: force, body: nil, waitsForRemoved: waits)
     case .replace:
       return .reconcile(adoptOnly: false, force: true, body: nil)

@@ -5,6 +5,14 @@ import Testing
 
 // A file found removed: what the machine waits for, and when it takes the removal in.
 extension PersistenceMachineTests {
+  /// Whether `effects` arm the grace of a removed file.
+  static func armsGrace(_ effects: [Machine.Effect]) -> Bool {
+    effects.contains {
+      if case .arm(.replacementGrace, _) = $0 { return true }
+      return false
+    }
+  }
+
   @Test("A save asked for with nothing pending leaves a removed file to the grace")
   func requestedSaveLeavesRemovalToTheGrace() {
     var machine = Self.file()
@@ -21,11 +29,7 @@ extension PersistenceMachineTests {
     // starts, as a reload's would.
     let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
     #expect(Self.step(waiting) == .unlock)
-    #expect(
-      waiting.contains {
-        if case .arm(.replacementGrace, _) = $0 { return true }
-        return false
-      })
+    #expect(Self.armsGrace(waiting))
     Self.send(&machine, .unlocked)
     #expect(caller.ended && !caller.failed)
     // A change made now waits for the grace: its coalesced save starts nothing.
@@ -45,11 +49,7 @@ extension PersistenceMachineTests {
         == .reconcile(adoptOnly: true, force: false, body: nil, waitsForRemoved: true))
     let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
     #expect(caller.ended && !caller.failed)
-    #expect(
-      waiting.contains {
-        if case .arm(.replacementGrace, _) = $0 { return true }
-        return false
-      })
+    #expect(Self.armsGrace(waiting))
     // A change made now waits for the grace: its coalesced save starts nothing.
     Self.send(&machine, .mutated)
     #expect(Self.step(Self.send(&machine, .timerFired(.save))) == nil)
@@ -64,11 +64,7 @@ extension PersistenceMachineTests {
     let waiting = Self.send(&machine, .reconciled(.init(awaitsReplacement: true)))
     #expect(machine.job == nil)
     #expect(machine.phase == .pending, "the grace counts as work under way")
-    #expect(
-      waiting.contains {
-        if case .arm(.replacementGrace, _) = $0 { return true }
-        return false
-      })
+    #expect(Self.armsGrace(waiting))
     // The grace ends: the file is read again, and what is found (still nothing) is taken in.
     let reread = Self.send(&machine, .timerFired(.replacementGrace))
     #expect(Self.step(reread) == .read(again: false))
