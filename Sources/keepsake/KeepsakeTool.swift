@@ -6,14 +6,8 @@ import Keepsake
 /// Every command only reads, except `restore`, which keeps the file it replaces as a kept copy
 /// (`name.kept-<time>.ext`), so nothing is ever lost.
 struct KeepsakeTool {
-  let fileSystem: any FileSystem
-  /// Whether a folder is there: the file system seam lists a missing folder as empty, and a
-  /// support person who mistyped a path must not be told "no copies".
-  var folderExists: @Sendable (URL) -> Bool = { url in
-    var isFolder: ObjCBool = false
-    return FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
-      && isFolder.boolValue
-  }
+  /// Where files are read and restored: the real disk, or a test's.
+  let context: StorageContext
   /// The largest file read without `--large`: what apps read.
   var readLimit = FileSystemLimits.defaultMaximumFileSize
 
@@ -99,26 +93,23 @@ struct KeepsakeTool {
   // MARK: - quarantined
 
   func quarantined(in folder: URL) throws(ToolError) -> String {
-    guard folderExists(folder) else {
-      throw ToolError("there is no folder at \(folder.path)", status: .notRead)
-    }
-    let names: [String]
+    let copies: [KeptCopy]
     do {
-      names = try fileSystem.contentsOfDirectory(at: folder)
+      copies = try context.keptCopies(in: folder)
+    } catch let error as FileSystemError where error.reason == .posix(code: ENOENT) {
+      throw ToolError("there is no folder at \(folder.path)", status: .notRead)
     } catch {
       throw ToolError("cannot list \(folder.path): \(error)", status: .notRead)
     }
-    let copies = names.filter { Quarantine.isCopy(named: $0) }
     guard !copies.isEmpty else { return "No quarantine copies in \(folder.path)." }
-    return copies.map { name in
-      let url = folder.appendingPathComponent(name)
+    return copies.map { copy in
       // NB: the size from the file's identity: a quarantined file may be far over any limit.
-      let size = (try? fileSystem.identity(of: url))?.size ?? 0
-      let kind = Quarantine.parse(name)?.kind ?? "copy"
+      let size = (try? context.fileSystem.identity(of: copy.url))?.size ?? 0
       let original =
-        Quarantine.originalURL(of: url, among: names)?.lastPathComponent
+        copy.original?.lastPathComponent
         ?? "a file whose name was shortened to fit, not in this folder"
-      return "\(name)  (\(kind), \(size) bytes, copy of \(original))"
+      return "\(copy.url.lastPathComponent)  (\(copy.reason.rawValue), \(size) bytes, copy of "
+        + "\(original))"
     }.joined(separator: "\n")
   }
 
@@ -128,96 +119,76 @@ struct KeepsakeTool {
   ///
   /// Everything that can refuse the restore is checked before the file's lock is taken, so a
   /// refused restore leaves nothing behind, not even a lock file.
-  func restore(_ copy: URL, to file: URL? = nil, large: Bool = false) throws(ToolError) -> String {
-    guard Quarantine.isCopy(named: copy.lastPathComponent) else {
+  func restore(_ url: URL, to file: URL? = nil, large: Bool = false) throws(ToolError) -> String {
+    guard KeptCopy(url: url) != nil else {
       throw ToolError(
-        "\(copy.lastPathComponent) is not a copy Keepsake made (its name has no "
-          + "'\(Quarantine.marker)', '\(Quarantine.conflictMarker)' or "
-          + "'\(Quarantine.keptMarker)' followed by a time); nothing was changed",
+        "\(url.lastPathComponent) is not a copy Keepsake made (its name has no "
+          + KeptCopy.Reason.allCases.map { "'.\($0.rawValue)-'" }.joined(separator: ", ")
+          + " followed by a time); nothing was changed",
         status: .refused)
     }
-    let folder = copy.deletingLastPathComponent()
-    let original: URL
+    let folder = url.deletingLastPathComponent()
+    let copy: KeptCopy
     if let file {
-      guard Quarantine.isCopy(named: copy.lastPathComponent, of: file.lastPathComponent),
-        file.deletingLastPathComponent().standardizedFileURL == folder.standardizedFileURL
-      else {
+      guard let named = KeptCopy(url: url, of: file) else {
         throw ToolError(
-          "\(copy.lastPathComponent) is not a copy of \(file.path); nothing was changed",
+          "\(url.lastPathComponent) is not a copy of \(file.path); nothing was changed",
           status: .refused)
       }
-      original = file
+      copy = named
     } else {
-      let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
-      guard let found = Quarantine.originalURL(of: copy, among: names) else {
+      let listed = (try? context.keptCopies(in: folder))?.first { $0.url == url }
+      guard let listed, listed.original != nil else {
         throw ToolError(
-          "the name of \(copy.lastPathComponent) was shortened to fit the file system's limit, "
+          "the name of \(url.lastPathComponent) was shortened to fit the file system's limit, "
             + "and no file in \(folder.path) has the name it stands for; nothing was changed. "
             + "Name the file to restore: keepsake restore COPY FILE",
           status: .refused)
       }
-      original = found
+      copy = listed
     }
-    let bytes = try read(copy, large: large)
-    var kept: URL?
+    let original = copy.original?.path ?? url.path
+    let kept: KeptCopy?
     do {
-      // NB: under the file's lock, like every Keepsake save, so a running app's save cannot
-      // interleave; the app then sees the restore as an outside change (data-safety rule "Processes
-      // that share a file lose nothing", DataSafety.md).
-      let lock = try fileSystem.lockExclusively(original)
-      defer { lock.release() }
-      // NB: what is kept is what is replaced: a program that ignores the lock and puts another
-      // version in meanwhile makes the restore fail, never lose that version.
-      let before = try fileSystem.identity(of: original)
-      // The file it replaces is kept, named as a kept copy: it is not damaged, only replaced.
-      var taken = Set(try fileSystem.contentsOfDirectory(at: folder)).union([copy.lastPathComponent]
-      )
-      while kept == nil {
-        let name = Quarantine.url(
-          for: original, existingNames: taken, marker: Quarantine.keptMarker)
-        do {
-          if try fileSystem.copyItem(at: original, toNew: name) { kept = name } else { break }
-        } catch let error as FileSystemError where error.reason == .alreadyExists {
-          taken.insert(name.lastPathComponent)
-        }
-      }
-      // The kept copy's link moves the file's change time; anything more is another version.
-      let replaced = try fileSystem.identity(of: original)
-      guard replaced == before || before?.isSameVersion(as: replaced) == true else {
-        throw FileSystemError(.write, path: original.path, reason: .replacedMeanwhile)
-      }
-      try fileSystem.replaceAtomically(
-        bytes, at: original, expecting: replaced, creatingFolder: false)
-      try fileSystem.removeItem(at: copy)
+      kept = try context.restore(copy, maximumSize: large ? Int.max : readLimit)
+    } catch let error as FileSystemError where error.operation == .read && error.path == url.path {
+      // The copy itself could not be read: refused before the file's lock was taken.
+      throw readFailure(error, url, large: large)
     } catch {
-      throw ToolError("could not restore \(original.path): \(error); nothing was lost")
+      throw ToolError("could not restore \(original): \(error); nothing was lost")
     }
-    var message = "Restored \(original.path) from \(copy.lastPathComponent)."
-    if let kept { message += " The file it replaced was kept as \(kept.lastPathComponent)." }
+    var message = "Restored \(original) from \(url.lastPathComponent)."
+    if let kept { message += " The file it replaced was kept as \(kept.url.lastPathComponent)." }
     return message
   }
 
   /// The bytes of `url`, up to the size apps read (or any size, when `large`).
   private func read(_ url: URL, large: Bool = false) throws(ToolError) -> Data {
-    let limit = large ? Int.max : readLimit
     do {
-      guard let data = try fileSystem.contents(of: url, maximumSize: limit) else {
-        throw ToolError("no file at \(url.path)", status: .notRead)
-      }
+      guard
+        let data = try context.fileSystem.contents(
+          of: url, maximumSize: large ? Int.max : readLimit)
+      else { throw FileSystemError(.read, path: url.path, reason: .posix(code: ENOENT)) }
       return data
-    } catch let error as ToolError {
-      throw error
-    } catch let error as FileSystemError {
-      if case .tooLarge(let size, _) = error.reason {
-        throw ToolError(
-          "\(url.lastPathComponent) is \(Self.megabytes(size)), larger than apps read "
-            + "(\(Self.megabytes(Int64(readLimit)))); nothing was changed. An app would refuse it "
-            + "too. To put it back all the same: keepsake restore --large \(url.path)",
-          status: large ? .notRead : .refused)
-      }
-      throw ToolError("cannot read \(url.path): \(error)", status: .notRead)
     } catch {
-      throw ToolError("cannot read \(url.path): \(error)", status: .notRead)
+      throw readFailure(error, url, large: large)
+    }
+  }
+
+  /// What to say when `url` could not be read.
+  private func readFailure(_ error: any Error, _ url: URL, large: Bool) -> ToolError {
+    guard let error = error as? FileSystemError else {
+      return ToolError("cannot read \(url.path): \(error)", status: .notRead)
+    }
+    switch error.reason {
+    case .posix(code: ENOENT): return ToolError("no file at \(url.path)", status: .notRead)
+    case .tooLarge(let size, _):
+      return ToolError(
+        "\(url.lastPathComponent) is \(Self.megabytes(size)), larger than apps read "
+          + "(\(Self.megabytes(Int64(readLimit)))); nothing was changed. An app would refuse it "
+          + "too. To put it back all the same: keepsake restore --large \(url.path)",
+        status: large ? .notRead : .refused)
+    default: return ToolError("cannot read \(url.path): \(error)", status: .notRead)
     }
   }
 

@@ -13,7 +13,7 @@ do {
   } catch {
     throw ToolError(error.description)
   }
-  let output = try KeepsakeTool(fileSystem: LocalFileSystem()).run(arguments)
+  let output = try KeepsakeTool(context: .live).run(arguments)
   print(output.text)
   exit(output.status.rawValue)
 } catch let error as ToolError {

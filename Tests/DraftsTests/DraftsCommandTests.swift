@@ -1,7 +1,8 @@
 import DraftsFeature
 import Foundation
-import Keepsake
 import Testing
+
+@testable import Keepsake
 
 @Suite("drafts program")
 struct DraftsCommandTests {
@@ -121,8 +122,7 @@ struct DraftsCommandTests {
     #expect(try disk.contents(of: store) == bytes)
     let folder = store.deletingLastPathComponent()
     let kept = try disk.contentsOfDirectory(at: folder).filter {
-      Quarantine.isCopy(
-        named: $0, of: store.lastPathComponent, marker: Quarantine.unsavedMarker)
+      KeptCopy(url: folder.appendingPathComponent($0), of: store)?.reason == .unsaved
     }
     #expect(kept.count == 1, "\(kept)")
   }

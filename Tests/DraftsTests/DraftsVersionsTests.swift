@@ -41,7 +41,7 @@ struct DraftsVersionsTests {
 
   func keptBeside(_ folder: URL) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.path)
-      .filter { $0.contains(Quarantine.unsavedMarker) }
+      .filter { KeptCopy(url: folder.appendingPathComponent($0))?.reason == .unsaved }
   }
 
   @Test("The older program's draft added to a newer store is kept, then merged by the newer app")

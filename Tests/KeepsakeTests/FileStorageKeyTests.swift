@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 @Suite("File storage")
 struct FileStorageKeyTests {

@@ -9,10 +9,7 @@ import Testing
 struct KeepsakeToolTests {
   let disk = InMemoryFileSystem()
   var tool: KeepsakeTool {
-    let disk = disk
-    return KeepsakeTool(
-      fileSystem: disk,
-      folderExists: { folder in disk.files.keys.contains { $0.hasPrefix(folder.path + "/") } })
+    KeepsakeTool(context: .inMemory(name: "keepsake tool", fileSystem: disk))
   }
   let folder = URL(fileURLWithPath: "/data")
   var file: URL { folder.appendingPathComponent("drafts.json") }
@@ -207,7 +204,8 @@ struct KeepsakeToolTests {
     disk.setContents(Data("saved".utf8), at: copy)
     let newer = Data("newer".utf8)
     let tool = KeepsakeTool(
-      fileSystem: VersionLandsAfterCopy(disk, version: newer), folderExists: { _ in true })
+      context: .inMemory(
+        name: "keepsake tool", fileSystem: VersionLandsAfterCopy(disk, version: newer)))
     #expect {
       try tool.run(["restore", copy.path])
     } throws: { error in

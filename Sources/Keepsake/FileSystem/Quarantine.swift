@@ -15,17 +15,17 @@ import Foundation
 /// A name too long to take the marker and the time within the file system's limit keeps its
 /// start and a digest instead (see `FileName`): such a copy is still recognised, and matched to
 /// its file by the digest.
-package enum Quarantine {
+enum Quarantine {
   /// The marker in a quarantine copy's name.
-  package static let marker = ".quarantined-"
+  static let marker = ".quarantined-"
   /// The marker in a conflict copy's name.
-  package static let conflictMarker = ".conflict-"
+  static let conflictMarker = ".conflict-"
   /// The marker in the name of the file `keepsake restore` replaced: kept, not damaged.
-  package static let keptMarker = ".kept-"
+  static let keptMarker = ".kept-"
   /// The marker in the name of a change that could not be written into its file (the file
   /// unreadable, from a newer version, or its folder gone): kept as soon as the save was
   /// refused, and merged into the file by the next process that can.
-  package static let unsavedMarker = ".unsaved-"
+  static let unsavedMarker = ".unsaved-"
 
   /// How many conflict copies of one file are kept: when another one is made, the oldest copy
   /// and the newest ones stay, and those in between are removed (and the app told).
@@ -39,7 +39,7 @@ package enum Quarantine {
   private static let longestExtension = 16
 
   /// A copy's name, taken apart.
-  package struct CopyName: Equatable, Sendable {
+  struct CopyName: Equatable, Sendable {
     /// What stands for the original's name without its extension (shortened, for a long name).
     var stem: String
     /// ``Quarantine/marker``, ``Quarantine/conflictMarker`` or ``Quarantine/keptMarker``.
@@ -52,7 +52,7 @@ package enum Quarantine {
     var ext: String
 
     /// What the copy is: `quarantined`, `conflict` or `kept`.
-    package var kind: String {
+    var kind: String {
       String(marker.dropFirst().dropLast())
     }
 
@@ -61,17 +61,17 @@ package enum Quarantine {
   }
 
   /// Whether `name` is the name of a quarantine, conflict or kept copy.
-  package static func isCopy(named name: String) -> Bool { parse(name) != nil }
+  static func isCopy(named name: String) -> Bool { parse(name) != nil }
 
   /// Whether `name` is the name of a copy with `marker` of the file named `original`.
-  package static func isCopy(named name: String, of original: String, marker: String) -> Bool {
+  static func isCopy(named name: String, of original: String, marker: String) -> Bool {
     guard let copy = parse(name), copy.marker == marker else { return false }
     let (stem, ext) = parts(of: original)
     return copy.ext == ext && copy.stem == stem
   }
 
   /// Whether `name` is the name of a copy (of any kind) of the file named `original`.
-  package static func isCopy(named name: String, of original: String) -> Bool {
+  static func isCopy(named name: String, of original: String) -> Bool {
     guard let copy = parse(name) else { return false }
     let (stem, ext) = parts(of: original)
     return copy.ext == ext && copy.stem == stem
@@ -85,7 +85,7 @@ package enum Quarantine {
   ///   - existingNames: The names already in the folder; a counter keeps the new one apart.
   ///   - marker: ``marker`` for a damaged file, ``conflictMarker`` for a conflict copy,
   ///     ``keptMarker`` for a file a restore replaced.
-  package static func url(
+  static func url(
     for url: URL, at date: Date = Date(), existingNames: Set<String> = [],
     marker: String = Quarantine.marker
   ) -> URL {
@@ -110,7 +110,7 @@ package enum Quarantine {
   ///
   /// For a copy of a name that was shortened to fit, this is the shortened name; use
   /// ``originalURL(of:among:)`` with the folder's names to find the file itself.
-  package static func originalURL(of url: URL) -> URL? {
+  static func originalURL(of url: URL) -> URL? {
     guard let copy = parse(url.lastPathComponent) else { return nil }
     return url.deletingLastPathComponent().appendingPathComponent(copy.plainOriginal)
   }
@@ -118,7 +118,7 @@ package enum Quarantine {
   /// The file a copy was taken from, found among `names` (the names in its folder) when its
   /// name was shortened; `nil` when `url` is not a copy, or is a copy of a shortened name that is
   /// not among `names`.
-  package static func originalURL(of url: URL, among names: some Sequence<String>) -> URL? {
+  static func originalURL(of url: URL, among names: some Sequence<String>) -> URL? {
     let copyName = url.lastPathComponent
     guard let copy = parse(copyName) else { return nil }
     let folder = url.deletingLastPathComponent()
@@ -151,7 +151,7 @@ package enum Quarantine {
   ///
   /// The first marker followed by a time is the one: a name may hold a marker's text before it
   /// (`notes.kept-old.conflict-20261129T210300Z.json` is a conflict copy of `notes.kept-old.json`).
-  package static func parse(_ name: String) -> CopyName? {
+  static func parse(_ name: String) -> CopyName? {
     // NB: a byte search first: every name of a folder is parsed when its first key opens, and
     // Foundation's search of a string is costly on Linux.
     guard ConflictCopyName.contains(name, anyOf: markerBytes) else { return nil }

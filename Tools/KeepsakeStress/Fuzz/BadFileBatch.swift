@@ -125,8 +125,8 @@ struct BadFileBatch: Sendable {
   private static func entries(_ folder: URL) -> [String: String] {
     let root = Array(folder.path.utf8)
     var found: [String: String] = [:]
-    for name in RawPath.tree(root) where !PathBytes.escaped(name).contains(Quarantine.unsavedMarker)
-    {
+    for name in RawPath.tree(root)
+    where KeptCopy(url: URL(fileURLWithPath: PathBytes.escaped(name)))?.reason != .unsaved {
       found[PathBytes.escaped(name)] = RawPath.describe(root + [UInt8(ascii: "/")] + name)
     }
     return found

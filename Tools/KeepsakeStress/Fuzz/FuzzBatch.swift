@@ -95,18 +95,23 @@ public struct FuzzBatch: Sendable {
       if $drafts.saveError == nil { result.failures.append("\(label): no saveError was set") }
       // NB: the change refused is kept beside the file (`.unsaved-`): the one file a save may
       // add, and it must hold the change.
-      let kept = disk.files.filter { $0.key.contains(Quarantine.unsavedMarker) }
+      let kept = disk.files.filter { Self.isUnsavedCopy($0.key) }
       if kept.count != 1
         || !kept.values.contains(where: { String(decoding: $0, as: UTF8.self).contains("Escrito") })
       {
         result.failures.append("\(label): the refused change was not kept beside the file")
       }
-      if disk.files.filter({ !$0.key.contains(Quarantine.unsavedMarker) })
+      if disk.files.filter({ !Self.isUnsavedCopy($0.key) })
         != [Self.url.path: fuzzCase.bytes]
       {
         result.modified += 1
         result.failures.append("\(label): the damaged file was modified or a file was added")
       }
     }
+  }
+
+  /// Whether `path` is a change kept beside its file because it could not be saved.
+  private static func isUnsavedCopy(_ path: String) -> Bool {
+    KeptCopy(url: URL(fileURLWithPath: path))?.reason == .unsaved
   }
 }

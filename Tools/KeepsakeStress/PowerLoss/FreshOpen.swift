@@ -74,10 +74,10 @@ struct FreshOpen: Sendable {
     }
     let damaged = folder.appendingPathComponent(PowerLossSession.damaged)
     for name in names(in: damaged.deletingLastPathComponent())
-    where Quarantine.isCopy(named: name) && !name.contains(".keepsake-tmp-") {
-      let copy = damaged.deletingLastPathComponent().appendingPathComponent(name)
-      if Quarantine.originalURL(of: copy)?.lastPathComponent == damaged.lastPathComponent {
-        found.quarantineCopies[name] = FileManager.default.contents(atPath: copy.path)
+    where !name.contains(".keepsake-tmp-") {
+      let url = damaged.deletingLastPathComponent().appendingPathComponent(name)
+      if KeptCopy(url: url)?.original?.lastPathComponent == damaged.lastPathComponent {
+        found.quarantineCopies[name] = FileManager.default.contents(atPath: url.path)
       }
     }
     return found

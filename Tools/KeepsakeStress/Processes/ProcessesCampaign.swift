@@ -314,7 +314,9 @@ public struct ProcessesCampaign: Sendable {
   /// The conflict copies in `folder`, and every item in them.
   private static func conflictCopies(in folder: URL) -> (files: [String], ids: [String]) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    let copies = names.filter { $0.contains(Quarantine.conflictMarker) }
+    let copies = names.filter {
+      KeptCopy(url: folder.appendingPathComponent($0))?.reason == .conflict
+    }
     let ids = copies.flatMap { name in
       FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
         .flatMap(ProcessItem.decodeAny)?.map(\.id) ?? []

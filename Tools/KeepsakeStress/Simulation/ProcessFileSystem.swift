@@ -113,8 +113,10 @@ struct ProcessFileSystem: FileSystem {
       }
     }
     disk.replaceInode(at: path)
-    if disk.file(at: path) == nil, let original = copyOriginal(path) {
-      if path.contains(Quarantine.unsavedMarker) {
+    if disk.file(at: path) == nil, let copy = KeptCopy(url: URL(fileURLWithPath: path)),
+      let original = copy.original.flatMap({ disk.file(at: $0.path) })
+    {
+      if copy.reason == .unsaved {
         // NB: the change itself, out of the file that keeps it with its base.
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         let change = (object?["change"] as? String).map { Data($0.utf8) } ?? Data()
@@ -124,19 +126,13 @@ struct ProcessFileSystem: FileSystem {
             kind: .unsaved))
       } else {
         let kind: SimulationFact.CopyKind =
-          path.contains(Quarantine.conflictMarker) ? .conflict : .quarantine
+          copy.reason == .conflict ? .conflict : .quarantine
         disk.facts.append(
           .copy(
             file: original.rawValue, path: path, bytes: data, writer: process.name, kind: kind))
       }
     }
     disk.changed(path, by: .keepsake(process.name), basedOn: basedOn)
-  }
-
-  private func copyOriginal(_ path: String) -> SimulatedFile? {
-    Quarantine.originalURL(of: URL(fileURLWithPath: path)).flatMap {
-      disk.file(at: $0.path)
-    }
   }
 
   func removeItem(at url: URL) throws {

@@ -65,7 +65,7 @@ extension Simulation {
     var copies: [String] = []
     for (path, data) in disk.memory.files.sorted(by: { $0.key < $1.key }) {
       let name = (path as NSString).lastPathComponent
-      if Quarantine.isCopy(named: name) {
+      if KeptCopy(url: URL(fileURLWithPath: path)) != nil {
         copies.append(Self.hash(data))
       } else {
         text += " \(name)=\(Self.hash(data))"

@@ -104,14 +104,9 @@ extension DraftsCommand {
   /// of the program could not save), when there are any.
   private func keptVersionsNote() -> [String] {
     let folder = storeURL.deletingLastPathComponent()
-    // NB: through the context's file system: under test it is the test's own.
-    let names = (try? StorageContext.current.fileSystem.contentsOfDirectory(at: folder)) ?? []
-    let kept = names.filter { name in
-      Quarantine.isCopy(
-        named: name, of: storeURL.lastPathComponent, marker: Quarantine.conflictMarker)
-        || Quarantine.isCopy(
-          named: name, of: storeURL.lastPathComponent, marker: Quarantine.unsavedMarker)
-    }
+    // NB: through the current context: under test it is the test's own disk.
+    let copies = (try? StorageContext.current.keptCopies(of: storeURL)) ?? []
+    let kept = copies.filter { $0.reason == .conflict || $0.reason == .unsaved }
     guard !kept.isEmpty else { return [] }
     return [
       "Note: \(kept.count) other version(s) of these drafts are kept beside them; "

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@_spi(Testing) @testable import Keepsake
+
+@Suite("Kept copies")
+struct KeptCopyTests {
+  let folder = URL(fileURLWithPath: "/data/notes")
+  var file: URL { folder.appendingPathComponent("drafts.json") }
+
+  func copy(_ reason: String, _ stamp: String = "20261129T210300Z", of name: String = "drafts")
+    -> URL
+  {
+    folder.appendingPathComponent("\(name).\(reason)-\(stamp).json")
+  }
+
+  @Test("A copy's name tells why it was kept and what it is a copy of")
+  func namesAreRead() throws {
+    for reason in KeptCopy.Reason.allCases {
+      let kept = try #require(KeptCopy(url: copy(reason.rawValue)))
+      #expect(kept.reason == reason)
+      #expect(kept.original == file)
+      #expect(KeptCopy(url: copy(reason.rawValue), of: file)?.reason == reason)
+    }
+    for name in [
+      "drafts.json", "drafts.conflict-yesterday.json", "drafts.saved-20261129T210300Z.json",
+      ".conflict-20261129T210300Z.json",
+    ] {
+      #expect(KeptCopy(url: folder.appendingPathComponent(name)) == nil, "\(name)")
+    }
+  }
+
+  @Test("A copy is of one file in its own folder, and no other")
+  func copyOfOneFile() {
+    let other = folder.appendingPathComponent("other.json")
+    let elsewhere = URL(fileURLWithPath: "/data/elsewhere/drafts.json")
+    #expect(KeptCopy(url: copy("conflict"), of: other) == nil)
+    #expect(KeptCopy(url: copy("conflict"), of: elsewhere) == nil)
+  }
+
+  @Test(
+    "The copies of a file are listed oldest first, without other files' copies",
+    arguments: StorageBackend.allCases)
+  func listsCopiesOfAFile(_ backend: StorageBackend) async throws {
+    try await backend.run { disk in
+      let context = disk.context
+      try disk.write(Data("now".utf8), to: file)
+      try disk.write(Data("b".utf8), to: copy("conflict", "20261130T080000Z"))
+      try disk.write(Data("a".utf8), to: copy("conflict", "20261129T080000Z"))
+      try disk.write(Data("u".utf8), to: copy("unsaved"))
+      try disk.write(Data("o".utf8), to: copy("conflict", of: "other"))
+      let copies = try context.keptCopies(of: file)
+      #expect(
+        copies.map(\.url) == [
+          copy("conflict", "20261129T080000Z"), copy("conflict", "20261130T080000Z"),
+          copy("unsaved"),
+        ])
+      #expect(copies.allSatisfy { $0.original == file })
+      #expect(try context.keptCopies(in: folder).count == 4)
+    }
+  }
+
+  @Test("A folder that is not there is an error, not a folder without copies")
+  func missingFolder() {
+    let context = StorageContext.inMemory(name: "kept copies")
+    #expect(throws: FileSystemError.self) {
+      try context.keptCopies(in: URL(fileURLWithPath: "/no/such/folder"))
+    }
+  }
+
+  @Test(
+    "A restore puts the copy back, keeps the file it replaced, and an open key reads it",
+    arguments: StorageBackend.allCases)
+  func restores(_ backend: StorageBackend) async throws {
+    try await backend.run { disk in
+      try disk.write(Data(#""current""#.utf8), to: file)
+      @Shared(.fileStorage(file)) var text = ""
+      #expect(text == "current")
+      let conflict = copy("conflict")
+      try disk.write(Data(#""theirs""#.utf8), to: conflict)
+
+      let restored = try #require(KeptCopy(url: conflict))
+      let kept = try #require(try disk.context.restore(restored))
+
+      #expect(try disk.contents(of: file) == Data(#""theirs""#.utf8))
+      #expect(kept.reason == .kept)
+      #expect(kept.original == file)
+      #expect(try disk.contents(of: kept.url) == Data(#""current""#.utf8))
+      #expect(try disk.contents(of: conflict) == nil)
+      #expect(try disk.context.keptCopies(of: file).map(\.url) == [kept.url])
+      try await $text.load()
+      #expect(text == "theirs")
+    }
+  }
+
+  @Test("A copy larger than the limit is refused, and nothing changes")
+  func refusesTooLarge() async throws {
+    try await StorageBackend.inMemory.run { disk in
+      try disk.write(Data("current".utf8), to: file)
+      let conflict = copy("conflict")
+      try disk.write(Data(repeating: 0x20, count: 100), to: conflict)
+      let before = try disk.names(in: folder).sorted()
+      let large = try #require(KeptCopy(url: conflict))
+      #expect {
+        try disk.context.restore(large, maximumSize: 99)
+      } throws: { error in
+        guard case .tooLarge = (error as? FileSystemError)?.reason else { return false }
+        return true
+      }
+      #expect(try disk.names(in: folder).sorted() == before)
+      #expect(try disk.contents(of: file) == Data("current".utf8))
+    }
+  }
+
+  @Test("A copy whose original is not known is refused, and nothing changes")
+  func refusesUnknownOriginal() async throws {
+    try await StorageBackend.inMemory.run { disk in
+      let conflict = copy("conflict")
+      try disk.write(Data("theirs".utf8), to: conflict)
+      var unknown = try #require(KeptCopy(url: conflict))
+      unknown.original = nil
+      #expect(throws: FileSystemError.self) { try disk.context.restore(unknown) }
+      #expect(try disk.names(in: folder) == [conflict.lastPathComponent])
+    }
+  }
+}
