@@ -138,7 +138,8 @@ struct Benchmark {
   }
 
   /// A context on the real disk of its own, so every cold load really reads the file.
-  static func context(_ fileSystem: any FileSystem = LocalFileSystem()) -> StorageContext {
+  static func context(_ fileSystem: any FileSystem = SystemCalls.live.fileSystem) -> StorageContext
+  {
     StorageContext(name: "bench", fileSystem: fileSystem, isIsolated: false) { _ in
       InMemoryPreferences()
     }

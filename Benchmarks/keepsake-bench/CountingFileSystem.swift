@@ -10,7 +10,7 @@ import Synchronization
 
 /// The real disk, counting atomic writes and noting any file operation on a watched thread.
 final class CountingFileSystem: FileSystem {
-  private let base = LocalFileSystem()
+  private let base = SystemCalls.live.fileSystem
   private let state = Mutex((writes: 0, watched: pthread_t?.none, ioOnWatched: false))
 
   var writes: Int { state.withLock { $0.writes } }

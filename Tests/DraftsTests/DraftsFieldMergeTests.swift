@@ -1,8 +1,9 @@
 import DraftsFeature
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// The app and the real `drafts` program change one draft at once: what each meant survives.
 ///

@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc

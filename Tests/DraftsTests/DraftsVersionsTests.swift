@@ -1,8 +1,9 @@
 import DraftsFeature
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// Two versions of the drafts program sharing one store, as after an update on one device.
 ///

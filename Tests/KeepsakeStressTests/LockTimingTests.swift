@@ -1,7 +1,8 @@
 import Foundation
-import Keepsake
 import KeepsakeStress
 import Testing
+
+@testable import Keepsake
 
 @Suite("Lock timing")
 struct LockTimingTests {

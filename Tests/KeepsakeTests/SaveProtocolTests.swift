@@ -1,9 +1,10 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeStress
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc

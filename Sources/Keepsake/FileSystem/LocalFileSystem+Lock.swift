@@ -18,12 +18,12 @@ extension LocalFileSystem {
   /// - Throws: ``FileSystemError`` with ``FileSystemError/Reason/lockTimedOut(seconds:)`` when
   ///   the lock stayed held by someone else for `timeout`, or the reason the lock file could not
   ///   be opened.
-  package func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
+  func lockExclusively(_ url: URL, timeout: Duration) throws -> FileLock {
     try lockExclusively(url, timeout: timeout, creatingFolder: true)
   }
 
   /// The same, creating the lock file's missing folder only when `creatingFolder`.
-  package func lockExclusively(
+  func lockExclusively(
     _ url: URL, timeout: Duration, creatingFolder: Bool
   ) throws -> FileLock {
     // NB: beside the file a link leads to, never beside the link: every spelling of one file

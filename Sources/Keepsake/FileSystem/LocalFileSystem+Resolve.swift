@@ -26,7 +26,7 @@ extension LocalFileSystem {
   ///   ``FileSystemError/Reason/nameNotUTF8(name:)`` when a link points at a name that is not
   ///   valid UTF-8. A path that cannot be examined for another reason (a folder this user may not
   ///   search) is returned as written, so the operation on it reports that reason.
-  package func resolve(_ url: URL) throws -> URL { try resolve(url, for: .read) }
+  func resolve(_ url: URL) throws -> URL { try resolve(url, for: .read) }
 
   /// ``resolve(_:)``, with errors naming `operation`: the one that needed the path resolved.
   func resolve(_ url: URL, for operation: FileOperation) throws -> URL {
@@ -55,7 +55,7 @@ extension LocalFileSystem {
   /// NB: a folder is resolved once per storage context: a link on the way to it that is changed
   /// while the app runs takes effect in the next context (the next launch). The file's own name
   /// is examined every time.
-  package func resolve(_ url: URL, path given: String, folders: ResolvedFolders) throws -> URL {
+  func resolve(_ url: URL, path given: String, folders: ResolvedFolders) throws -> URL {
     // NB: the path the caller has: `URL.path` is costly on Linux.
     let path = Self.lexical(given)
     let (parent, name) = Self.split(path)
@@ -172,7 +172,7 @@ extension LocalFileSystem {
 extension LocalFileSystem {
   /// Asks the volume (Apple) or the folder (Linux's casefold folders) whether names ignore case,
   /// from the nearest folder that exists; once per folder and context.
-  package func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool {
+  func foldsCase(inFolder path: String, folders: ResolvedFolders) -> Bool {
     folders.foldsCase(inFolder: path) {
       var folder = path
       while true {

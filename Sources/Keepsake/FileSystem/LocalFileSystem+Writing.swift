@@ -16,11 +16,11 @@ import Foundation
 // article's "Programs that do not take the lock"); conflict copies are made without replacing
 // anything, and this device's own state written privately.
 extension LocalFileSystem {
-  package func writeAtomically(_ data: Data, to url: URL) throws {
+  func writeAtomically(_ data: Data, to url: URL) throws {
     try writeAtomically(data, to: url, privately: false)
   }
 
-  package func writePrivately(_ data: Data, to url: URL) throws {
+  func writePrivately(_ data: Data, to url: URL) throws {
     try writeAtomically(data, to: url, privately: true)
   }
 
@@ -50,7 +50,7 @@ extension LocalFileSystem {
   }
 
   @discardableResult
-  package func replaceAtomically(
+  func replaceAtomically(
     _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
   ) throws -> FileIdentity? {
     let target = try resolve(url, for: .write)
@@ -143,7 +143,7 @@ extension LocalFileSystem {
     code == EINVAL || code == ENOSYS || code == ENOTSUP || code == EOPNOTSUPP || code == ENOTTY
   }
 
-  package func createAtomically(_ data: Data, at url: URL) throws {
+  func createAtomically(_ data: Data, at url: URL) throws {
     let target = try resolve(url, for: .write)
     try createFolder(target.deletingLastPathComponent())
     // NB: a copy Keepsake keeps beside a file (conflict, quarantine, unsaved change) is never
@@ -164,7 +164,7 @@ extension LocalFileSystem {
     try place(temporary, at: target)
   }
 
-  package func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
+  func copyItem(at source: URL, toNew destination: URL) throws -> Bool {
     let path = source.path
     // NB: opened and examined as a read is, so a FIFO or a device is refused, not copied, and
     // nothing blocks.

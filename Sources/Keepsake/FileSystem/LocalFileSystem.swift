@@ -22,16 +22,16 @@ import Foundation
 /// blocking, before a byte is read; a file over the size limit is refused by its size, and one that
 /// grows past it while being read by the byte over the limit. A loop of symbolic links is refused
 /// by reads and writes alike. All of them are left as they are.
-package struct LocalFileSystem: FileSystem {
+struct LocalFileSystem: FileSystem {
   /// The system calls that change the disk: the real ones, or a recorder's (see ``SystemCalls``).
   let calls: SystemCalls
 
   /// Creates the real file system.
-  package init() { calls = .live }
+  init() { calls = .live }
 
   /// A file system that makes its changes to the disk through `calls`: a recorder's, in tests
   /// of the write protocol.
-  package init(calls: SystemCalls) { self.calls = calls }
+  init(calls: SystemCalls) { self.calls = calls }
 
   /// Opens the regular file at `path` for reading, without blocking, and examines it: `nil`
   /// when nothing is there.
@@ -73,13 +73,13 @@ package struct LocalFileSystem: FileSystem {
     return (fd, info)
   }
 
-  package func contents(of url: URL, maximumSize: Int) throws -> Data? {
+  func contents(of url: URL, maximumSize: Int) throws -> Data? {
     try contents(atPath: url.path, maximumSize: maximumSize)?.data
   }
 
   /// NB: the identity is the open file's, so it is the version read, and costs no `stat` of its
   /// own: one of the seven system calls of a file key's creation.
-  package func contents(
+  func contents(
     atPath path: String, maximumSize: Int
   ) throws -> (data: Data, identity: FileIdentity?)? {
     precondition(maximumSize >= 0, "maximumSize must not be negative, not \(maximumSize)")
@@ -155,7 +155,7 @@ package struct LocalFileSystem: FileSystem {
     }
   }
 
-  package func identity(of url: URL) throws -> FileIdentity? {
+  func identity(of url: URL) throws -> FileIdentity? {
     var info = stat()
     guard stat(url.path, &info) == 0 else {
       if errno == ENOENT { return nil }
@@ -175,7 +175,7 @@ package struct LocalFileSystem: FileSystem {
     throw NotDownloaded.error(path)
   }
 
-  package func requestDownload(of url: URL) {
+  func requestDownload(of url: URL) {
     #if canImport(Darwin)
       // NB: fails for a file outside iCloud Drive, which has nothing to download.
       try? FileManager.default.startDownloadingUbiquitousItem(at: url)
@@ -198,12 +198,12 @@ package struct LocalFileSystem: FileSystem {
       inode: UInt64(info.st_ino), size: Int64(info.st_size), modified: modified, changed: changed)
   }
 
-  package func folderExists(_ url: URL) -> Bool {
+  func folderExists(_ url: URL) -> Bool {
     var info = stat()
     return stat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 
-  package func belongsWithStore(_ url: URL, store: URL) -> Bool {
+  func belongsWithStore(_ url: URL, store: URL) -> Bool {
     var entry = stat()
     guard lstat(url.path, &entry) == 0, entry.st_mode & S_IFMT != S_IFLNK else { return false }
     var owner = stat()
@@ -214,7 +214,7 @@ package struct LocalFileSystem: FileSystem {
     return entry.st_uid == owner.st_uid
   }
 
-  package func removeItem(at url: URL) throws {
+  func removeItem(at url: URL) throws {
     if calls.unlink(url.path) != 0 && errno != ENOENT {
       throw FileSystemError(.remove, path: url.path, reason: .init(errno: errno))
     }
@@ -222,7 +222,7 @@ package struct LocalFileSystem: FileSystem {
 
   /// The names in a folder; names that are not valid UTF-8 are left out (see ``PathBytes``):
   /// Keepsake cannot name them exactly, so it never touches them.
-  package func contentsOfDirectory(at url: URL) throws -> [String] {
+  func contentsOfDirectory(at url: URL) throws -> [String] {
     guard let dir = opendir(url.path) else {
       if errno == ENOENT { return [] }
       throw FileSystemError(.list, path: url.path, reason: .init(errno: errno))
@@ -244,13 +244,13 @@ package struct LocalFileSystem: FileSystem {
     return names.sorted()
   }
 
-  package func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
+  func watch(_ url: URL, onChange: @escaping @Sendable () -> Void) -> StorageSubscription? {
     // NB: `url` is resolved by the caller (a key resolves its file once, at creation): resolving
     // again here cost a `readlink` per folder of the path on every key made.
     FolderWatcher.shared.subscribe(path: url.path, onChange: onChange)
   }
 
-  package func watchEntries(
+  func watchEntries(
     of folder: URL, matching: @escaping @Sendable (String) -> Bool,
     onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
@@ -260,7 +260,7 @@ package struct LocalFileSystem: FileSystem {
     FolderWatcher.shared.subscribe(entriesAt: folder.path, matching: matching, onChange: onChange)
   }
 
-  package func watch(
+  func watch(
     fileAt path: String, entriesMatching: @escaping @Sendable (String) -> Bool,
     onEntries: @escaping @Sendable () -> Void, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
@@ -295,4 +295,10 @@ package struct LocalFileSystem: FileSystem {
 /// The C `read`, reachable from inside functions with a parameter of that name.
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
   read(fd, buffer, count)
+}
+
+extension SystemCalls {
+  /// The real disk, changed through these calls: what the package's tools give a storage context
+  /// (``live`` for the real calls, a recorder's for a power-loss test).
+  package var fileSystem: any FileSystem { LocalFileSystem(calls: self) }
 }

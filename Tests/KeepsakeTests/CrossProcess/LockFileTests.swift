@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-import Keepsake
 import KeepsakeTesting
 import Synchronization
 import Testing
+
+@testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc

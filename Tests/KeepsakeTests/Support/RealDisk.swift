@@ -1,6 +1,7 @@
 import Foundation
-import Keepsake
 import KeepsakeTesting
+
+@testable import Keepsake
 
 /// Storage contexts on the real disk, each standing for one process: its own references over the
 /// files of a temporary folder, with the real file system's links, locks and name limits.

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import KeepsakeTesting
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 /// A folder is taken for a synced one only from evidence.
 ///

@@ -79,7 +79,7 @@ public enum BadFileCase: String, CaseIterable, Sendable {
   ///   save, or what happened instead.
   public func load(_ url: URL) async -> String {
     let context = StorageContext(
-      name: "bad file \(rawValue)", fileSystem: LocalFileSystem(), isIsolated: false
+      name: "bad file \(rawValue)", fileSystem: SystemCalls.live.fileSystem, isIsolated: false
     ) { _ in InMemoryPreferences() }
     let maximum = limit ?? FileSystemLimits.defaultMaximumFileSize
     return await StorageContext.withValue(context) {

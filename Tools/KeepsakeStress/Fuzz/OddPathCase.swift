@@ -143,7 +143,7 @@ public enum OddPathCase: String, CaseIterable, Sendable {
   }
 
   private static func context(_ name: String) -> StorageContext {
-    StorageContext(name: name, fileSystem: LocalFileSystem(), isIsolated: false) { _ in
+    StorageContext(name: name, fileSystem: SystemCalls.live.fileSystem, isIsolated: false) { _ in
       InMemoryPreferences()
     }
   }

@@ -38,9 +38,7 @@ public struct PowerLossCampaign: Sendable {
     /// Builds the file system the session writes through from the recording system calls.
     ///
     /// The default is the real writer; the campaign's tests give deliberately broken ones.
-    package var fileSystem: @Sendable (SystemCalls) -> any FileSystem = {
-      LocalFileSystem(calls: $0)
-    }
+    package var fileSystem: @Sendable (SystemCalls) -> any FileSystem = { $0.fileSystem }
 
     /// The default campaign.
     public init() {}

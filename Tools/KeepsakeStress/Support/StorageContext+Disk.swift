@@ -12,7 +12,7 @@ extension StorageContext {
 
   /// The same, its file system making its system calls through `calls` (timed ones, say).
   package static func disk(name: String, calls: SystemCalls) -> StorageContext {
-    StorageContext(name: name, fileSystem: LocalFileSystem(calls: calls), isIsolated: false) { _ in
+    StorageContext(name: name, fileSystem: calls.fileSystem, isIsolated: false) { _ in
       InMemoryPreferences()
     }
   }
