@@ -141,7 +141,7 @@ struct Benchmark {
   static func context(_ fileSystem: any FileSystem = SystemCalls.live.fileSystem) -> StorageContext
   {
     StorageContext(name: "bench", fileSystem: fileSystem, isIsolated: false) { _ in
-      InMemoryPreferences()
+      PreferencesStores.inMemory()
     }
   }
 

@@ -1,8 +1,9 @@
 import Foundation
-import Keepsake
 import KeepsakeStress
 import KeepsakeTesting
 import Testing
+
+@testable import Keepsake
 
 /// Several processes writing different keys of one preferences suite at once lose none of them
 /// (swift-corelibs `UserDefaults` was measured to lose up to all 300 keys of one of three such

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import Keepsake
 import Synchronization
 import Testing
+
+@_spi(Testing) @testable import Keepsake
 
 #if canImport(Glibc)
   import Glibc

@@ -23,7 +23,7 @@ import Synchronization
 ///   is left as it is. A value it cannot read in a suite it can (a kind of value a newer version
 ///   of the app stores) is kept as it is in every write, and only its own key reports it;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
-package final class FilePreferences: PreferencesStore {
+final class FilePreferences: PreferencesStore {
   /// The suite's file.
   let url: URL
 
@@ -45,7 +45,7 @@ package final class FilePreferences: PreferencesStore {
   private let watch = Mutex<StorageSubscription?>(nil)
 
   /// Opens (without creating) the suite stored at `url`, reading its current values.
-  package convenience init(url: URL) {
+  convenience init(url: URL) {
     self.init(url: url, fileSystem: LocalFileSystem())
   }
 
@@ -56,7 +56,7 @@ package final class FilePreferences: PreferencesStore {
   /// Opens the suite at `url` through `fileSystem`: a ``LocalFileSystem`` whose system calls
   /// are recorded, in tests of the write protocol.
 
-  package init(
+  init(
     url: URL, fileSystem: any FileSystem,
     maximumSize: Int = FileSystemLimits.defaultMaximumFileSize
   ) {
@@ -95,19 +95,19 @@ package final class FilePreferences: PreferencesStore {
   }
 
   /// The error of the last failed read or write, if the suite could not be read or saved.
-  package var lastError: (any Error)? { state.withLock { $0.lastError } }
+  var lastError: (any Error)? { state.withLock { $0.lastError } }
 
-  package var readError: (any Error)? { state.withLock { $0.readError } }
+  var readError: (any Error)? { state.withLock { $0.readError } }
 
-  package func readError(forKey key: String) -> (any Error)? {
+  func readError(forKey key: String) -> (any Error)? {
     state.withLock { $0.readError ?? $0.unreadableValues[key] }
   }
 
-  package func value(forKey key: String) -> PreferenceValue? {
+  func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
 
-  package func set(_ value: PreferenceValue?, forKey key: String) {
+  func set(_ value: PreferenceValue?, forKey key: String) {
     let schedule = state.withLock { state -> Bool in
       state.values[key] = value
       state.dirty.insert(key)
@@ -118,14 +118,14 @@ package final class FilePreferences: PreferencesStore {
     if schedule { queue.async { [self] in _ = writePending() } }
   }
 
-  package func observe(
+  func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     let id = state.withLock { $0.observers.add(key, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
-  package func flush() throws {
+  func flush() throws {
     if let error = queue.sync(execute: { writePending() }) { throw error }
   }
 

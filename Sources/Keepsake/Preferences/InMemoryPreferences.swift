@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Preferences that live in memory only: the store a test's isolated storage has for `.appStorage`.
-package final class InMemoryPreferences: PreferencesStore {
+final class InMemoryPreferences: PreferencesStore {
   private struct State {
     var values: [String: PreferenceValue] = [:]
     var observers = KeyedObservers()
@@ -10,13 +10,13 @@ package final class InMemoryPreferences: PreferencesStore {
   private let state = Mutex(State())
 
   /// Creates an empty store.
-  package init() {}
+  init() {}
 
-  package func value(forKey key: String) -> PreferenceValue? {
+  func value(forKey key: String) -> PreferenceValue? {
     state.withLock { $0.values[key] }
   }
 
-  package func set(_ value: PreferenceValue?, forKey key: String) {
+  func set(_ value: PreferenceValue?, forKey key: String) {
     state.withLock { $0.values[key] = value }
   }
 
@@ -29,12 +29,12 @@ package final class InMemoryPreferences: PreferencesStore {
     for callback in callbacks { callback() }
   }
 
-  package func observe(
+  func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     let id = state.withLock { $0.observers.add(key, onChange) }
     return StorageSubscription { [weak self] in self?.state.withLock { $0.observers.remove(id) } }
   }
 
-  package func flush() throws {}
+  func flush() throws {}
 }

@@ -34,6 +34,9 @@ package protocol PreferencesStore: Sendable {
   /// Why `key`'s stored value could not be read, if it could not: the suite as a whole, or
   /// that one value.
   func readError(forKey key: String) -> (any Error)?
+
+  /// The error of the last read or write that failed, if the suite could not be read or saved.
+  var lastError: (any Error)? { get }
 }
 
 extension PreferencesStore {
@@ -47,4 +50,27 @@ extension PreferencesStore {
   /// The stored value, as it is: a store without a URL form of its own keeps URLs as
   /// ``PreferenceValue/url(_:)``.
   package func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
+
+  /// The suite's read error: a store that keeps no error of its writes has no other.
+  package var lastError: (any Error)? { readError }
+}
+
+/// The stores of preferences, for the package's tools: an app reaches them through
+/// `.appStorage` keys, in the store its storage context chooses.
+package enum PreferencesStores {
+  /// Values in memory, gone with the store: a test's.
+  package static func inMemory() -> any PreferencesStore { InMemoryPreferences() }
+
+  /// The suite stored at `url` (Keepsake's own file per suite), opened through `fileSystem`,
+  /// its current values read.
+  package static func file(
+    at url: URL, fileSystem: any FileSystem = SystemCalls.live.fileSystem
+  ) -> any PreferencesStore {
+    FilePreferences(url: url, fileSystem: fileSystem)
+  }
+
+  /// The `UserDefaults` suite named `suiteName`, or the standard one.
+  package static func userDefaults(suiteName: String?) -> any PreferencesStore {
+    UserDefaultsPreferences(suiteName: suiteName)
+  }
 }

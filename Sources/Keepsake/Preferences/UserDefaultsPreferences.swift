@@ -7,12 +7,12 @@ import Synchronization
 /// whole plist in place (no temporary file, no rename, no lock), so a crash mid-write can tear
 /// it, and processes writing at once lose each other's keys. ``FilePreferences`` is the Linux
 /// default for that reason.
-package final class UserDefaultsPreferences: PreferencesStore {
+final class UserDefaultsPreferences: PreferencesStore {
   // NB: `UserDefaults` is documented thread-safe; it is not marked `Sendable` on every platform.
   private nonisolated(unsafe) let defaults: UserDefaults
 
   /// Wraps `UserDefaults(suiteName:)`, or `.standard` when `suiteName` is `nil`.
-  package init(suiteName: String? = nil) {
+  init(suiteName: String? = nil) {
     self.defaults = suiteName.flatMap { UserDefaults(suiteName: $0) } ?? .standard
   }
 
@@ -21,7 +21,7 @@ package final class UserDefaultsPreferences: PreferencesStore {
     self.defaults = defaults
   }
 
-  package func value(forKey key: String) -> PreferenceValue? {
+  func value(forKey key: String) -> PreferenceValue? {
     let object = defaults.object(forKey: key)
     #if canImport(Darwin)
       // NB: numbers come back as NSNumber; only a CFBoolean is a real Bool.
@@ -49,7 +49,7 @@ package final class UserDefaultsPreferences: PreferencesStore {
   /// Elsewhere the archive is left to the URL key's decoding
   /// (``PreferenceValue/url(fromArchive:)``), which reads it as swift-corelibs' `url(forKey:)`
   /// does: that one traps on data that is no archive, and is never called.
-  package func urlValue(forKey key: String) -> PreferenceValue? {
+  func urlValue(forKey key: String) -> PreferenceValue? {
     let stored = value(forKey: key)
     #if canImport(Darwin)
       // NB: the platform's reading of what its `set(_:forKey:)` wrote, which put `~` in place of
@@ -65,7 +65,7 @@ package final class UserDefaultsPreferences: PreferencesStore {
 
   /// Stores `value`; a URL the way `UserDefaults.set(_:forKey:)` stores one on Apple platforms,
   /// as archived data, so SwiftUI's `@AppStorage` and `url(forKey:)` read what a key wrote.
-  package func set(_ value: PreferenceValue?, forKey key: String) {
+  func set(_ value: PreferenceValue?, forKey key: String) {
     #if canImport(Darwin)
       // NB: the platform's own call: it archives the URL, `~` in place of the home folder.
       if case .url(let url) = value { return defaults.set(url, forKey: key) }
@@ -79,7 +79,7 @@ package final class UserDefaultsPreferences: PreferencesStore {
   /// process (an app extension on an App Group suite) is seen, and a change of another key wakes
   /// no one. Elsewhere, and for keys KVO would read as a key path (with `.` or `@`), on
   /// `UserDefaults.didChangeNotification`, which this process's changes of any key post.
-  package func observe(
+  func observe(
     _ key: String, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     #if canImport(Darwin)
@@ -95,7 +95,7 @@ package final class UserDefaultsPreferences: PreferencesStore {
     return StorageSubscription { NotificationCenter.default.removeObserver(box.value) }
   }
 
-  package func flush() throws {
+  func flush() throws {
     defaults.synchronize()
   }
 }

@@ -80,7 +80,7 @@ public enum BadFileCase: String, CaseIterable, Sendable {
   public func load(_ url: URL) async -> String {
     let context = StorageContext(
       name: "bad file \(rawValue)", fileSystem: SystemCalls.live.fileSystem, isIsolated: false
-    ) { _ in InMemoryPreferences() }
+    ) { _ in PreferencesStores.inMemory() }
     let maximum = limit ?? FileSystemLimits.defaultMaximumFileSize
     return await StorageContext.withValue(context) {
       @Shared(.fileStorage(url, format: DraftsFormat.self, maximumFileSize: maximum))

@@ -144,7 +144,7 @@ public enum OddPathCase: String, CaseIterable, Sendable {
 
   private static func context(_ name: String) -> StorageContext {
     StorageContext(name: name, fileSystem: SystemCalls.live.fileSystem, isIsolated: false) { _ in
-      InMemoryPreferences()
+      PreferencesStores.inMemory()
     }
   }
 

@@ -54,7 +54,7 @@ struct FreshOpen: Sendable {
     }
     let suiteURL = folder.appendingPathComponent(PowerLossSession.preferences)
     found.preferences = FileManager.default.contents(atPath: suiteURL.path)
-    found.preferencesError = FilePreferences(url: suiteURL).lastError.map {
+    found.preferencesError = PreferencesStores.file(at: suiteURL).lastError.map {
       String(describing: $0)
     }
 

@@ -62,7 +62,7 @@ struct PowerLossSession {
   func run() async throws -> [Step] {
     let context = StorageContext(
       name: "power-loss session", fileSystem: fileSystem, isIsolated: false
-    ) { _ in InMemoryPreferences() }
+    ) { _ in PreferencesStores.inMemory() }
     var steps: [Step] = []
     func step(
       _ name: String, writes files: [String], _ body: () async throws -> Void
@@ -117,7 +117,7 @@ struct PowerLossSession {
       inbox.withLock { $0.append(Draft(id: Self.id(4), body: "Bandeja nueva 📥", tags: ["x"])) }
       try await inbox.save()
     }
-    let suite = FilePreferences(url: url(Self.preferences), fileSystem: fileSystem)
+    let suite = PreferencesStores.file(at: url(Self.preferences), fileSystem: fileSystem)
     try await step("preferences write", writes: [Self.preferences]) {
       suite.set(.string("dark"), forKey: "theme")
       try suite.flush()

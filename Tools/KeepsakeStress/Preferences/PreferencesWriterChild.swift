@@ -12,7 +12,7 @@ public enum PreferencesWriterChild {
   ///
   /// - Returns: The exit status: 0, or 1 when a flush failed.
   public static func run(url: URL, prefix: String, count: Int) -> Int32 {
-    let store = FilePreferences(url: url)
+    let store = PreferencesStores.file(at: url)
     for index in 0..<count {
       store.set(.int(index), forKey: "\(prefix)-\(index)")
       if index % 10 == 9 {

@@ -14,7 +14,7 @@ public enum UserDefaultsChild {
   /// writes), `defaults-url KEY` (`url(forKey:)`, as SwiftUI's `@AppStorage` reads), and
   /// `shared-url KEY` and `shared-set-url KEY URL` through a `URL?` key in the live context.
   public static func run(suite: String, command: [String]) async -> String {
-    let store = UserDefaultsPreferences(suiteName: suite)
+    let store = PreferencesStores.userDefaults(suiteName: suite)
     switch command.first {
     case "shared-set" where command.count == 3:
       guard let defaults = UserDefaults(suiteName: suite) else { return "error no suite \(suite)" }
@@ -84,7 +84,7 @@ public enum UserDefaultsChild {
     }
   }
 
-  private static func flushed(_ store: UserDefaultsPreferences) -> String {
+  private static func flushed(_ store: any PreferencesStore) -> String {
     do {
       try store.flush()
       return "ok"

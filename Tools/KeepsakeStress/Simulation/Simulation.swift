@@ -88,7 +88,7 @@ final class Simulation: @unchecked Sendable {
     process.context = StorageContext(
       name: process.name, fileSystem: ProcessFileSystem(disk: disk, process: process),
       isIsolated: true, scheduler: scheduler
-    ) { _ in InMemoryPreferences() }
+    ) { _ in PreferencesStores.inMemory() }
     if processes.indices.contains(slot) { processes[slot] = process }
     for file in files { process.open(file) }
     observe(process)

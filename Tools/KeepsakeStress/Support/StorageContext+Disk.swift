@@ -13,7 +13,7 @@ extension StorageContext {
   /// The same, its file system making its system calls through `calls` (timed ones, say).
   package static func disk(name: String, calls: SystemCalls) -> StorageContext {
     StorageContext(name: name, fileSystem: calls.fileSystem, isIsolated: false) { _ in
-      InMemoryPreferences()
+      PreferencesStores.inMemory()
     }
   }
 }
