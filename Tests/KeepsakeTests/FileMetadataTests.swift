@@ -24,14 +24,16 @@ struct FileMetadataTests {
     let fd = open(url.path, O_RDONLY | O_CLOEXEC)
     try #require(fd >= 0)
     defer { close(fd) }
-    let result = value.withUnsafeBytes { systemSetAttribute(fd, name, $0) }
+    let result = value.withUnsafeBytes { SystemCalls.live.setAttribute(fd, name, $0) }
     try #require(result == 0, "setting \(name): \(String(cString: strerror(errno)))")
   }
 
   /// The value of the extended attribute `name` of the file at `url`, or `nil`.
   static func attribute(_ name: String, of url: URL) -> Data? {
     var buffer = [UInt8](repeating: 0, count: 1 << 17)
-    let count = buffer.withUnsafeMutableBytes { systemGetAttribute(url.path, name, $0) }
+    let count = buffer.withUnsafeMutableBytes {
+      SystemCalls.live.getAttribute(url.path, name, $0)
+    }
     return count < 0 ? nil : Data(buffer[..<count])
   }
 
@@ -193,17 +195,14 @@ struct FileMetadataTests {
     let reads = Mutex(0)
     let set = Mutex<[String: Data]>([:])
     let live = SystemCalls.live
-    let calls = SystemCalls(
-      open: live.open, write: live.write, fullFlush: live.fullFlush, close: live.close,
-      rename: live.rename, link: live.link, unlink: live.unlink, mkdir: live.mkdir,
-      fchmod: live.fchmod, flock: live.flock,
-      listAttributes: { _, buffer in
+    let calls = SystemCalls(hasProtectionClasses: false) { call in
+      switch call {
+      case .listAttributes(_, let buffer):
         let names = Array("user.big\0".utf8)
         if buffer.count == 0 { return names.count }
         buffer.copyBytes(from: names)
         return names.count
-      },
-      getAttribute: { _, _, buffer in
+      case .getAttribute(_, _, let buffer):
         // Asked its size, it answers 5,000 bytes the first time; it has grown to 6,000 when read.
         let read = reads.withLock { count -> Int in
           count += 1
@@ -216,12 +215,13 @@ struct FileMetadataTests {
         }
         buffer.copyBytes(from: value)
         return value.count
-      },
-      setAttribute: { _, name, bytes in
+      case .setAttribute(_, let name, let bytes):
         set.withLock { $0[name] = Data(bytes) }
         return 0
-      },
-      protectionClasses: nil)
+      default:
+        return live.perform(call)
+      }
+    }
     var info = stat()
     try #require(stat(copy.path, &info) == 0)
     let fd = open(copy.path, O_WRONLY | O_CLOEXEC)
@@ -276,23 +276,27 @@ struct FileMetadataTests {
   }
 
   /// `recorder`'s calls with a Data Protection class read and given as `classes` says.
-  static func calls(
-    _ recorder: SystemCallRecorder, protectionClasses classes: ProtectionClassCalls
-  ) -> SystemCalls {
+  static func calls(_ recorder: SystemCallRecorder, protectionClasses classes: Classes)
+    -> SystemCalls
+  {
     let recorded = recorder.calls
-    return SystemCalls(
-      open: recorded.open, write: recorded.write, fullFlush: recorded.fullFlush,
-      close: recorded.close, rename: recorded.rename, link: recorded.link,
-      unlink: recorded.unlink, mkdir: recorded.mkdir, fchmod: recorded.fchmod,
-      flock: recorded.flock, fchown: recorded.fchown, listAttributes: recorded.listAttributes,
-      getAttribute: recorded.getAttribute, setAttribute: recorded.setAttribute,
-      protectionClasses: classes)
+    return SystemCalls(hasProtectionClasses: true) { call in
+      switch call {
+      case .protectionClass(let path): Int(classes.get(path))
+      case .setProtectionClass(let fd, let protectionClass): Int(classes.set(fd, protectionClass))
+      default: recorded.perform(call)
+      }
+    }
   }
 
-  /// Class calls that read class A (1) for every file, as iOS answers for a file the app made
-  /// with complete protection, and mark each class given in `recorder`'s log.
-  static func recordingClasses(_ recorder: SystemCallRecorder) -> ProtectionClassCalls {
-    ProtectionClassCalls(
+  /// How a test's device answers for Data Protection classes, as iOS does.
+  struct Classes: Sendable {
+    var get: @Sendable (_ path: String) -> Int32
+    var set: @Sendable (_ fd: Int32, _ protectionClass: Int32) -> Int32
+  }
+
+  static func recordingClasses(_ recorder: SystemCallRecorder) -> Classes {
+    Classes(
       get: { _ in 1 },
       set: { _, protectionClass in
         recorder.mark("setclass \(protectionClass)")
@@ -337,7 +341,7 @@ struct FileMetadataTests {
     let url = folder.file("drafts.json")
     try Data("old".utf8).write(to: url)
     // As iOS answers while the device is locked: a class A file cannot be made then.
-    let classes = ProtectionClassCalls(
+    let classes = Classes(
       get: { _ in 1 },
       set: { _, _ in
         errno = EPERM
@@ -359,7 +363,7 @@ struct FileMetadataTests {
     try Data("old".utf8).write(to: url)
     let sets = Mutex(0)
     for answer: Int32 in [0, -1] {
-      let classes = ProtectionClassCalls(
+      let classes = Classes(
         get: { _ in
           errno = EPERM
           return answer

@@ -23,22 +23,18 @@ struct FilePermissionTests {
 
   static func noting(_ modes: Modes) -> SystemCalls {
     let live = SystemCalls.live
-    return SystemCalls(
-      open: { path, flags, mode in
-        let fd = live.open(path, flags, mode)
-        if fd >= 0, flags & O_CREAT != 0 {
-          var info = stat()
-          if fstat(fd, &info) == 0 {
-            modes.byName.withLock {
-              $0[(path as NSString).lastPathComponent] = info.st_mode & 0o777
-            }
+    return SystemCalls { call in
+      let result = live.perform(call)
+      if case .open(let path, let flags, _) = call, result >= 0, flags & O_CREAT != 0 {
+        var info = stat()
+        if fstat(Int32(truncatingIfNeeded: result), &info) == 0 {
+          modes.byName.withLock {
+            $0[(path as NSString).lastPathComponent] = info.st_mode & 0o777
           }
         }
-        return fd
-      },
-      write: live.write, fullFlush: live.fullFlush, close: live.close, rename: live.rename,
-      link: live.link, unlink: live.unlink, mkdir: live.mkdir, fchmod: live.fchmod,
-      flock: live.flock)
+      }
+      return result
+    }
   }
 
   @Test("Saving a private store never creates a file others could read, even for an instant")

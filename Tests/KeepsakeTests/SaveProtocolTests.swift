@@ -101,15 +101,10 @@ struct SaveProtocolTests {
     let recorder = SystemCallRecorder()
     let recorded = recorder.calls
     // Only `fullFlush` reaches the disk here: a folder flushed any other way is not flushed.
-    let calls = SystemCalls(
-      open: recorded.open, write: recorded.write,
-      fullFlush: { fd in
-        flushed.withLock { $0.append(fd) }
-        return recorded.fullFlush(fd)
-      },
-      close: recorded.close, rename: recorded.rename, link: recorded.link,
-      unlink: recorded.unlink, mkdir: recorded.mkdir, fchmod: recorded.fchmod,
-      flock: recorded.flock)
+    let calls = SystemCalls { call in
+      if case .fullFlush(let fd) = call { flushed.withLock { $0.append(fd) } }
+      return recorded.perform(call)
+    }
     try LocalFileSystem(calls: calls).writeAtomically(Data("new".utf8), to: url)
     let opened = recorder.records.compactMap { record -> (String, Int32)? in
       guard case .open(let path, _, let fd) = record.call, fd >= 0 else { return nil }

@@ -17,7 +17,7 @@ import Foundation
 /// the folder's and the process's defaults on every save. So the writer gives the temporary file
 /// the target's, in this order:
 /// 1. the **Data Protection class**, before any byte is written, where files have one (see
-///    ``ProtectionClassCalls``);
+///    ``SystemCalls/hasProtectionClasses``);
 /// 2. the **owner and group**, where they differ from this process's user and group and the
 ///    system permits it (as root, or a group this user belongs to);
 /// 3. the **permissions**, after the owner (a change of owner clears the set-user-ID and
@@ -55,12 +55,11 @@ enum FileMetadata {
     from path: String, info: stat, to fd: Int32, calls: SystemCalls,
     maximumAttributeSize: Int = maximumAttributeSize
   ) throws {
-    if let classes = calls.protectionClasses {
-      let protectionClass = classes.get(path)
-      // NB: 0 is "no class"; a class that cannot be read is left to the folder's default.
-      if protectionClass > 0, classes.set(fd, protectionClass) != 0 {
-        throw FileSystemError(.write, path: path, reason: .init(errno: errno))
-      }
+    // NB: 0 is "no class"; a class that cannot be read is left to the folder's default.
+    if let protectionClass = calls.protectionClass(of: path), protectionClass > 0,
+      calls.setProtectionClass(fd, protectionClass) != 0
+    {
+      throw FileSystemError(.write, path: path, reason: .init(errno: errno))
     }
     var mode = info.st_mode & 0o7777
     if !carryOverOwner(info, to: fd, calls: calls) {

@@ -157,7 +157,7 @@ extension LocalFileSystem {
     let unsaved = Quarantine.parse(target.lastPathComponent)?.marker == Quarantine.unsavedMarker
     let temporary = try writeTemporary(
       besides: target, carrying: nil, mode: mode,
-      protectionClass: unsaved ? ProtectionClassCalls.writableAfterFirstUnlock : nil
+      protectionClass: unsaved ? SystemCalls.writableAfterFirstUnlock : nil
     ) { fd, path in
       try writeAll(data, to: fd, path: path)
     }
@@ -222,9 +222,9 @@ extension LocalFileSystem {
       if let source {
         try FileMetadata.carryOver(from: source.path, info: source.info, to: fd, calls: calls)
       }
-      if let protectionClass, let classes = calls.protectionClasses {
+      if let protectionClass {
         // NB: best effort: a class the volume refuses leaves the folder's default.
-        _ = classes.set(fd, protectionClass)
+        _ = calls.setProtectionClass(fd, protectionClass)
       }
       try fill(fd, target.path)
       guard calls.fullFlush(fd) == 0 else {

@@ -138,17 +138,15 @@ struct FileLockTests {
     let url = folder.file("data.json")
     let live = SystemCalls.live
     // As NFS does: an exclusive flock is a byte-range write lock, refused on a read-only file.
-    let calls = SystemCalls(
-      open: live.open, write: live.write, fullFlush: live.fullFlush,
-      close: live.close, rename: live.rename, link: live.link, unlink: live.unlink,
-      mkdir: live.mkdir, fchmod: live.fchmod,
-      flock: { fd, operation in
-        if operation & LOCK_EX != 0, fcntl(fd, F_GETFL) & O_ACCMODE == O_RDONLY {
-          errno = EBADF
-          return -1
-        }
-        return live.flock(fd, operation)
-      })
+    let calls = SystemCalls { call in
+      if case .flock(let fd, let operation) = call, operation & LOCK_EX != 0,
+        fcntl(fd, F_GETFL) & O_ACCMODE == O_RDONLY
+      {
+        errno = EBADF
+        return -1
+      }
+      return live.perform(call)
+    }
     let fileSystem = LocalFileSystem(calls: calls)
     let lock = try fileSystem.lockExclusively(url, timeout: .milliseconds(30))
     // It is held: another attempt (a read-only open, refused the same way, then a writable

@@ -184,14 +184,17 @@ struct ReplacedFileTests {
 
   /// The live system calls, with `exchange` and `link` run through the given hooks.
   static func calls(
-    exchange: @escaping @Sendable (String, String) -> Int32 = SystemCalls.live.exchange,
-    link: @escaping @Sendable (String, String) -> Int32 = SystemCalls.live.link
+    exchange: @escaping @Sendable (String, String) -> Int32 = { SystemCalls.live.exchange($0, $1) },
+    link: @escaping @Sendable (String, String) -> Int32 = { SystemCalls.live.link($0, $1) }
   ) -> SystemCalls {
     let live = SystemCalls.live
-    return SystemCalls(
-      open: live.open, write: live.write, fullFlush: live.fullFlush, close: live.close,
-      rename: live.rename, link: link, unlink: live.unlink, mkdir: live.mkdir,
-      fchmod: live.fchmod, flock: live.flock, exchange: exchange)
+    return SystemCalls { call in
+      switch call {
+      case .exchange(let first, let second): Int(exchange(first, second))
+      case .link(let from, let to): Int(link(from, to))
+      default: live.perform(call)
+      }
+    }
   }
 
   func context(_ calls: SystemCalls) -> StorageContext {

@@ -70,12 +70,12 @@ enum ByHandTransactions {
   ) -> Int32 {
     for index in 0..<options.count {
       let item = ProcessItem(process: options.process, index: index)
-      guard calls.flock(lock, LOCK_EX) == 0 else {
+      guard calls.perform(.flock(fd: lock, operation: LOCK_EX)) == 0 else {
         StandardOutput.write("error flock: errno \(errno)")
         return 4
       }
       let failed = body(item)
-      _ = calls.flock(lock, LOCK_UN)
+      _ = calls.perform(.flock(fd: lock, operation: LOCK_UN))
       if let failed { return failed }
       StandardOutput.write("added \(item.id)")
     }
@@ -97,7 +97,8 @@ enum ByHandTransactions {
         return 3
       }
       guard writeDurably(data, to: temporary, calls),
-        calls.rename(temporary, path) == 0, calls.fullFlush(folder) == 0
+        calls.perform(.rename(from: temporary, to: path)) == 0,
+        calls.perform(.fullFlush(fd: folder)) == 0
       else {
         StandardOutput.write("error writing \(path): errno \(errno)")
         return 4
@@ -137,7 +138,7 @@ enum ByHandTransactions {
         listAttributes(path, calls),
         Identity(path) == before,
         swap(temporary, path, expecting: before, calls),
-        calls.fullFlush(folder) == 0
+        calls.perform(.fullFlush(fd: folder)) == 0
       else {
         StandardOutput.write("error writing \(path): errno \(errno)")
         return 4
@@ -190,7 +191,9 @@ enum ByHandTransactions {
   /// The names of the file's extended attributes, which a save carries over.
   private static func listAttributes(_ path: String, _ calls: SystemCalls) -> Bool {
     var buffer = [UInt8](repeating: 0, count: 256)
-    let count = buffer.withUnsafeMutableBytes { calls.listAttributes(path, $0) }
+    let count = buffer.withUnsafeMutableBytes {
+      calls.perform(.listAttributes(path: path, buffer: $0))
+    }
     return count >= 0 || errno == ENOTSUP || errno == ENOENT
   }
 
@@ -199,13 +202,13 @@ enum ByHandTransactions {
   private static func swap(
     _ temporary: String, _ path: String, expecting expected: Identity?, _ calls: SystemCalls
   ) -> Bool {
-    guard expected != nil else { return calls.rename(temporary, path) == 0 }
-    guard calls.exchange(temporary, path) == 0,
+    guard expected != nil else { return calls.perform(.rename(from: temporary, to: path)) == 0 }
+    guard calls.perform(.exchange(first: temporary, second: path)) == 0,
       Identity(temporary)?.isSameVersion(as: expected) ?? false
     else {
       return false
     }
-    return calls.unlink(temporary) == 0
+    return calls.perform(.unlink(path: temporary)) == 0
   }
 
   /// The file's items and `item`, decoded and encoded with Foundation's coders; `nil` when the
@@ -238,21 +241,25 @@ enum ByHandTransactions {
   private static func writeDurably(
     _ data: Data, to path: String, _ calls: SystemCalls, keepingMode: Bool = false
   ) -> Bool {
-    let file = calls.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    let file = Int32(
+      truncatingIfNeeded: calls.perform(
+        .open(path: path, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)))
     guard file >= 0 else { return false }
     // The file's permissions, as a save carries them over.
-    if keepingMode, calls.fchmod(file, 0o644) != 0 { return false }
-    defer { _ = calls.close(file) }
+    if keepingMode, calls.perform(.fchmod(fd: file, mode: 0o644)) != 0 { return false }
+    defer { _ = calls.perform(.close(fd: file)) }
     let written = data.withUnsafeBytes { bytes -> Bool in
       var offset = 0
       while offset < bytes.count {
-        let count = calls.write(file, UnsafeRawBufferPointer(rebasing: bytes[offset...]), offset)
+        let count = calls.perform(
+          .write(
+            fd: file, bytes: UnsafeRawBufferPointer(rebasing: bytes[offset...]), offset: offset))
         if count < 0 && errno == EINTR { continue }
         guard count > 0 else { return false }
         offset += count
       }
       return true
     }
-    return written && calls.fullFlush(file) == 0
+    return written && calls.perform(.fullFlush(fd: file)) == 0
   }
 }

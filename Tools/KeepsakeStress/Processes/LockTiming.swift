@@ -163,31 +163,26 @@ public final class TimedSystemCalls: Sendable {
       errno = code
       return result
     }
-    calls = SystemCalls(
-      open: { path, flags, mode in
-        timed(creates: flags & (O_CREAT | O_EXCL) == (O_CREAT | O_EXCL)) {
-          live.open(path, flags, mode)
-        }
-      },
-      write: { fd, bytes, offset in timed { live.write(fd, bytes, offset) } },
-      fullFlush: { fd in timed { live.fullFlush(fd) } },
-      close: { fd in timed { live.close(fd) } },
-      rename: { from, to in timed { live.rename(from, to) } },
-      link: { from, to in timed { live.link(from, to) } },
-      unlink: { path in timed { live.unlink(path) } },
-      mkdir: { path, mode in timed { live.mkdir(path, mode) } },
-      fchmod: { fd, mode in timed { live.fchmod(fd, mode) } },
-      flock: { fd, operation in
+    calls = SystemCalls { call in
+      switch call {
+      case .flock(let fd, let operation):
         // NB: a release is timed before the call: the process it wakes may take the lock, and
         // the core, before this one reads the clock again.
         let before = ContinuousClock.now
-        let result = live.flock(fd, operation)
+        let result = live.perform(call)
         let code = errno
         let now = operation & LOCK_UN != 0 ? before : ContinuousClock.now
         recorder.state.withLock { $0.locked(fd, operation, succeeded: result == 0, at: now) }
         errno = code
         return result
-      })
+      case .open(_, let flags, _):
+        return timed(creates: flags & (O_CREAT | O_EXCL) == (O_CREAT | O_EXCL)) {
+          live.perform(call)
+        }
+      default:
+        return timed { live.perform(call) }
+      }
+    }
   }
 
   /// What was measured so far, with the processor time since `processorStart` (a reading of

@@ -31,12 +31,12 @@ public final class SystemCallRecorder: Sendable {
       case open(path: String, flags: Int32, fd: Int32)
       /// The bytes the call wrote (all of them, or the part a short write wrote).
       case write(path: String, fd: Int32, offset: Int, bytes: Data)
-      /// A file's or a folder's flush, through ``SystemCalls/fullFlush`` (`F_FULLFSYNC` where
+      /// A file's or a folder's flush, through ``SystemCall/fullFlush(fd:)`` (`F_FULLFSYNC` where
       /// the platform has it, else `fsync`).
       case fsync(path: String, fd: Int32)
       case close(path: String, fd: Int32)
       case rename(from: String, to: String)
-      /// The files named `first` and `second` swapped (``SystemCalls/exchange``).
+      /// The files named `first` and `second` swapped (``SystemCall/exchange(first:second:)``).
       case exchange(first: String, second: String)
       /// A new name `to` for the file at `from`.
       case link(from: String, to: String)
@@ -157,154 +157,60 @@ public final class SystemCallRecorder: Sendable {
 
   /// The calls to give a ``LocalFileSystem``: each is logged and forwarded to ``SystemCalls/live``.
   package var calls: SystemCalls {
-    let live = SystemCalls.live
-    return SystemCalls(
-      open: { [self] path, flags, mode in
-        let fd = perform(.open(path: path, flags: flags, fd: -1)) {
-          live.open(path, flags, mode)
-        } record: { fd in
-          .open(path: path, flags: flags, fd: fd)
-        }
-        return fd
-      },
-      write: { [self] fd, bytes, offset in
-        let path = self.path(of: fd)
-        return perform(.write(path: path, fd: fd, offset: offset, bytes: Data(bytes))) {
-          live.write(fd, bytes, offset)
-        } record: { count in
-          .write(path: path, fd: fd, offset: offset, bytes: Data(bytes.prefix(max(count, 0))))
-        }
-      },
-      fullFlush: { [self] fd in
-        let call = Record.Call.fsync(path: path(of: fd), fd: fd)
-        return perform(call) {
-          live.fullFlush(fd)
-        } record: { _ in
-          call
-        }
-      },
-      close: { [self] fd in
-        let call = Record.Call.close(path: path(of: fd), fd: fd)
-        defer { _ = state.withLock { $0.paths.removeValue(forKey: fd) } }
-        return perform(call) {
-          live.close(fd)
-        } record: { _ in
-          call
-        }
-      },
-      rename: { [self] from, to in
-        let call = Record.Call.rename(from: from, to: to)
-        return perform(call) {
-          live.rename(from, to)
-        } record: { _ in
-          call
-        }
-      },
-      link: { [self] from, to in
-        let call = Record.Call.link(from: from, to: to)
-        return perform(call) {
-          live.link(from, to)
-        } record: { _ in
-          call
-        }
-      },
-      unlink: { [self] path in
-        let call = Record.Call.unlink(path: path)
-        return perform(call) {
-          live.unlink(path)
-        } record: { _ in
-          call
-        }
-      },
-      mkdir: { [self] path, mode in
-        let call = Record.Call.mkdir(path: path)
-        return perform(call) {
-          live.mkdir(path, mode)
-        } record: { _ in
-          call
-        }
-      },
-      fchmod: { [self] fd, mode in
-        let call = Record.Call.fchmod(path: path(of: fd), fd: fd, mode: mode)
-        return perform(call) {
-          live.fchmod(fd, mode)
-        } record: { _ in
-          call
-        }
-      },
-      flock: { [self] fd, operation in
-        let call = Record.Call.flock(path: path(of: fd), fd: fd, operation: operation)
-        return perform(call) {
-          live.flock(fd, operation)
-        } record: { _ in
-          call
-        }
-      },
-      fchown: { [self] fd, owner, group in
-        let call = Record.Call.fchown(path: path(of: fd), fd: fd, owner: owner, group: group)
-        return perform(call) {
-          live.fchown(fd, owner, group)
-        } record: { _ in
-          call
-        }
-      },
-      exchange: { [self] first, second in
-        let call = Record.Call.exchange(first: first, second: second)
-        return perform(call) {
-          live.exchange(first, second)
-        } record: { _ in
-          call
-        }
-      },
-      listAttributes: { [self] path, buffer in
-        let call = Record.Call.listAttributes(path: path)
-        return perform(call) {
-          live.listAttributes(path, buffer)
-        } record: { _ in
-          call
-        }
-      },
-      getAttribute: { [self] path, name, buffer in
-        let call = Record.Call.getAttribute(path: path, name: name)
-        return perform(call) {
-          live.getAttribute(path, name, buffer)
-        } record: { _ in
-          call
-        }
-      },
-      setAttribute: { [self] fd, name, bytes in
-        let call = Record.Call.setAttribute(
-          path: path(of: fd), fd: fd, name: name, bytes: Data(bytes))
-        return perform(call) {
-          live.setAttribute(fd, name, bytes)
-        } record: { _ in
-          call
-        }
-      },
-      protectionClasses: protectionClasses(live.protectionClasses))
+    SystemCalls { [self] call in forward(call) }
   }
 
-  /// A file's Data Protection class (where files have one) read and given through the log.
-  private func protectionClasses(_ live: ProtectionClassCalls?) -> ProtectionClassCalls? {
-    guard let live else { return nil }
-    return ProtectionClassCalls(
-      get: { [self] path in
-        let call = Record.Call.protectionClass(path: path)
-        return perform(call) {
-          live.get(path)
-        } record: { _ in
-          call
-        }
-      },
-      set: { [self] fd, protectionClass in
-        let call = Record.Call.setProtectionClass(
-          path: path(of: fd), fd: fd, protectionClass: protectionClass)
-        return perform(call) {
-          live.set(fd, protectionClass)
-        } record: { _ in
-          call
-        }
-      })
+  /// Logs `call` and makes it (or fails it).
+  private func forward(_ call: SystemCall) -> Int {
+    let live = SystemCalls.live.perform
+    switch call {
+    case .open(let path, let flags, _):
+      return perform(.open(path: path, flags: flags, fd: -1)) {
+        live(call)
+      } record: { fd in
+        .open(path: path, flags: flags, fd: Int32(truncatingIfNeeded: fd))
+      }
+    case .write(let fd, let bytes, let offset):
+      let path = self.path(of: fd)
+      return perform(.write(path: path, fd: fd, offset: offset, bytes: Data(bytes))) {
+        live(call)
+      } record: { count in
+        .write(path: path, fd: fd, offset: offset, bytes: Data(bytes.prefix(max(count, 0))))
+      }
+    case .close(let fd):
+      defer { _ = state.withLock { $0.paths.removeValue(forKey: fd) } }
+      return perform(.close(path: path(of: fd), fd: fd)) { live(call) }
+    default:
+      return perform(logged(call)) { live(call) }
+    }
+  }
+
+  /// How `call` is logged: descriptors with the path they were opened on.
+  private func logged(_ call: SystemCall) -> Record.Call {
+    switch call {
+    case .open(let path, let flags, _): .open(path: path, flags: flags, fd: -1)
+    case .write(let fd, let bytes, let offset):
+      .write(path: path(of: fd), fd: fd, offset: offset, bytes: Data(bytes))
+    case .fullFlush(let fd): .fsync(path: path(of: fd), fd: fd)
+    case .close(let fd): .close(path: path(of: fd), fd: fd)
+    case .rename(let from, let to): .rename(from: from, to: to)
+    case .exchange(let first, let second): .exchange(first: first, second: second)
+    case .link(let from, let to): .link(from: from, to: to)
+    case .unlink(let path): .unlink(path: path)
+    case .mkdir(let path, _): .mkdir(path: path)
+    case .fchmod(let fd, let mode): .fchmod(path: path(of: fd), fd: fd, mode: mode)
+    case .flock(let fd, let operation):
+      .flock(path: path(of: fd), fd: fd, operation: operation)
+    case .fchown(let fd, let owner, let group):
+      .fchown(path: path(of: fd), fd: fd, owner: owner, group: group)
+    case .listAttributes(let path, _): .listAttributes(path: path)
+    case .getAttribute(let path, let name, _): .getAttribute(path: path, name: name)
+    case .setAttribute(let fd, let name, let bytes):
+      .setAttribute(path: path(of: fd), fd: fd, name: name, bytes: Data(bytes))
+    case .protectionClass(let path): .protectionClass(path: path)
+    case .setProtectionClass(let fd, let protectionClass):
+      .setProtectionClass(path: path(of: fd), fd: fd, protectionClass: protectionClass)
+    }
   }
 
   private func path(of fd: Int32) -> String {
@@ -312,9 +218,9 @@ public final class SystemCallRecorder: Sendable {
   }
 
   /// Runs (or fails) one call and logs it, keeping the call's `errno` for the caller.
-  private func perform<R: BinaryInteger>(
-    _ call: Record.Call, _ body: () -> R, record: (R) -> Record.Call
-  ) -> R {
+  private func perform(
+    _ call: Record.Call, _ body: () -> Int, record: ((Int) -> Record.Call)? = nil
+  ) -> Int {
     if let injected = fault(call) {
       state.withLock { $0.records.append(Record(call: call, error: injected)) }
       errno = injected
@@ -323,7 +229,7 @@ public final class SystemCallRecorder: Sendable {
     let result = body()
     // NB: read at once: the log's lock may make system calls of its own that change errno.
     let code = result < 0 ? errno : 0
-    let recorded = record(result)
+    let recorded = record?(result) ?? call
     state.withLock { state in
       if case .open(let path, _, let fd) = recorded, fd >= 0 { state.paths[fd] = path }
       state.records.append(Record(call: recorded, error: code))
