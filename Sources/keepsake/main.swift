@@ -6,10 +6,10 @@ import Keepsake
 StorageContext.flushOnTermination()
 do {
   // NB: from the raw `argv`: a path that is not valid UTF-8 is refused, never turned into a
-  // look-alike name (see `PathBytes`).
+  // look-alike name (see `CommandLine.exactArguments()`).
   let arguments: [String]
   do {
-    arguments = try PathBytes.commandLineArguments()
+    arguments = try CommandLine.exactArguments()
   } catch {
     throw ToolError(error.description)
   }

@@ -14,15 +14,17 @@ import Keepsake
 StorageContext.flushOnTermination()
 do {
   // NB: from the raw `argv` and environment: a path that is not valid UTF-8 is refused, never
-  // turned into a look-alike name that opens (or creates) another file (see `PathBytes`).
+  // turned into a look-alike name that opens (or creates) another file (see `CommandLine.exactArguments()`).
   var arguments: [String]
   var environment = ProcessInfo.processInfo.environment
   do {
-    arguments = try PathBytes.commandLineArguments()
+    arguments = try CommandLine.exactArguments()
     if !arguments.contains("--store") {
       // The first of these that is set names the store; only it must be valid.
       for name in DraftsLocation.variables {
-        guard let value = try PathBytes.environmentValue(name), !value.isEmpty else { continue }
+        guard let value = try CommandLine.exactEnvironmentValue(name), !value.isEmpty else {
+          continue
+        }
         environment[name] = value
         break
       }
