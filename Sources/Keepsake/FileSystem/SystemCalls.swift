@@ -168,19 +168,19 @@ extension SystemCalls {
 /// Makes `call` with the real system call.
 private func systemCall(_ call: SystemCall) -> Int {
   switch call {
-  case .open(let path, let flags, let mode): Int(systemOpen(path, flags, mode))
+  case .open(let path, let flags, let mode): Int(open(path, flags, mode))
   case .write(let fd, let bytes, let offset):
     bytes.baseAddress.map { pwrite(fd, $0, bytes.count, off_t(offset)) } ?? 0
   case .fullFlush(let fd): Int(systemFullFlush(fd))
-  case .close(let fd): Int(systemClose(fd))
-  case .rename(let from, let to): Int(systemRename(from, to))
+  case .close(let fd): Int(close(fd))
+  case .rename(let from, let to): Int(rename(from, to))
   case .exchange(let first, let second): Int(systemExchange(first, second))
-  case .link(let from, let to): Int(systemLink(from, to))
-  case .unlink(let path): Int(systemUnlink(path))
-  case .mkdir(let path, let mode): Int(systemMkdir(path, mode))
-  case .fchmod(let fd, let mode): Int(systemFchmod(fd, mode))
-  case .flock(let fd, let operation): Int(systemFlock(fd, operation))
-  case .fchown(let fd, let owner, let group): Int(systemFchown(fd, owner, group))
+  case .link(let from, let to): Int(linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW))
+  case .unlink(let path): Int(unlink(path))
+  case .mkdir(let path, let mode): Int(mkdir(path, mode))
+  case .fchmod(let fd, let mode): Int(fchmod(fd, mode))
+  case .flock(let fd, let operation): Int(flock(fd, operation))
+  case .fchown(let fd, let owner, let group): Int(fchown(fd, owner, group))
   case .listAttributes(let path, let buffer): systemListAttributes(path, buffer)
   case .getAttribute(let path, let name, let buffer): systemGetAttribute(path, name, buffer)
   case .setAttribute(let fd, let name, let bytes): Int(systemSetAttribute(fd, name, bytes))
@@ -190,11 +190,6 @@ private func systemCall(_ call: SystemCall) -> Int {
   }
 }
 
-// NB: named apart from the calls by name above, so these reach the C functions without the
-// methods' names shadowing them.
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-  open(path, flags, mode)
-}
 // NB: on Apple platforms `fsync` only hands the data to the drive, whose cache may still lose
 // it on power loss; `F_FULLFSYNC` asks the drive to write it through, for a file's bytes and a
 // folder's entries alike. File systems that do not support it fail the call, and `fsync` is
@@ -205,21 +200,7 @@ private func systemFullFlush(_ fd: Int32) -> Int32 {
   #endif
   return fsync(fd)
 }
-private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
-private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
-private func systemLink(_ from: String, _ to: String) -> Int32 {
-  linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW)
-}
-private func systemUnlink(_ path: String) -> Int32 { unlink(path) }
-private func systemMkdir(_ path: String, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
-private func systemFchmod(_ fd: Int32, _ mode: mode_t) -> Int32 { fchmod(fd, mode) }
-private func systemFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 
-// NB: Apple's extended-attribute calls take a position (for resource forks) and options (0:
-// links followed, compressed files' own attributes hidden); the rest is the same.
-private func systemFchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 {
-  fchown(fd, owner, group)
-}
 private func systemExchange(_ first: String, _ second: String) -> Int32 {
   #if canImport(Darwin)
     return renamex_np(first, second, UInt32(RENAME_SWAP))
@@ -253,6 +234,8 @@ private func systemExchange(_ first: String, _ second: String) -> Int32 {
   }
 #endif
 
+// NB: Apple's extended-attribute calls take a position (for resource forks) and options (0:
+// links followed, compressed files' own attributes hidden); the rest is the same.
 private func systemListAttributes(
   _ path: String, _ buffer: UnsafeMutableRawBufferPointer
 ) -> Int {
