@@ -93,6 +93,29 @@ struct KeptCopyTests {
     }
   }
 
+  @Test(
+    "An unsaved change is restored as the change it keeps, not as the file that keeps it",
+    arguments: StorageBackend.allCases)
+  func restoresUnsavedChange(_ backend: StorageBackend) async throws {
+    try await backend.run { disk in
+      try disk.write(Data(#""current""#.utf8), to: file)
+      let unsaved = copy("unsaved")
+      let kept = UnsavedChange(
+        reason: "the file was unreadable", change: Data(#""mine""#.utf8),
+        base: Data(#""before""#.utf8))
+      try disk.write(try UnsavedChange.encoder.encode(kept), to: unsaved)
+      @Shared(.fileStorage(file)) var text = ""
+
+      try disk.context.restore(try #require(KeptCopy(url: unsaved)))
+
+      #expect(try disk.contents(of: file) == Data(#""mine""#.utf8))
+      #expect(try disk.contents(of: unsaved) == nil)
+      try await $text.load()
+      #expect(text == "mine")
+      #expect($text.loadError == nil)
+    }
+  }
+
   @Test("A copy larger than the limit is refused, and nothing changes")
   func refusesTooLarge() async throws {
     try await StorageBackend.inMemory.run { disk in
@@ -117,8 +140,7 @@ struct KeptCopyTests {
     try await StorageBackend.inMemory.run { disk in
       let conflict = copy("conflict")
       try disk.write(Data("theirs".utf8), to: conflict)
-      var unknown = try #require(KeptCopy(url: conflict))
-      unknown.original = nil
+      let unknown = KeptCopy(url: conflict, reason: .conflict, original: nil)
       #expect(throws: FileSystemError.self) { try disk.context.restore(unknown) }
       #expect(try disk.names(in: folder) == [conflict.lastPathComponent])
     }

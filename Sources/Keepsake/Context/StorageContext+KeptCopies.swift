@@ -15,9 +15,9 @@ extension StorageContext {
     let names = try fileSystem.contentsOfDirectory(at: folder)
     return names.sorted().compactMap { name in
       let url = folder.appendingPathComponent(name)
-      guard var copy = KeptCopy(url: url) else { return nil }
-      copy.original = Quarantine.originalURL(of: url, among: names)
-      return copy
+      guard let copy = KeptCopy(url: url) else { return nil }
+      return KeptCopy(
+        url: url, reason: copy.reason, original: Quarantine.originalURL(of: url, among: names))
     }
   }
 
@@ -40,21 +40,38 @@ extension StorageContext {
   /// than replace that version. The copy itself is removed last.
   ///
   /// - Parameters:
-  ///   - copy: The copy to put back; its ``KeptCopy/original`` is the file it replaces.
+  ///   - copy: The copy to put back; its ``KeptCopy/original`` is the file it replaces. For an
+  ///     ``KeptCopy/Reason/unsaved`` copy, the file takes the change it keeps.
   ///   - maximumSize: The largest copy read, in bytes: by default what keys read, so a copy an
   ///     app would refuse to open is refused here too.
   /// - Returns: The copy of the file it replaced, or `nil` when there was no file.
   /// - Throws: ``FileSystemError``: with ``FileSystemError/Reason/tooLarge(size:limit:)`` for a
   ///   copy over `maximumSize`, ``FileSystemError/Reason/replacedMeanwhile`` when another
   ///   program changed the file during the restore, `ENOENT` when the copy is gone or its
-  ///   original is not known; whatever the disk reports otherwise. Nothing is lost in any case.
+  ///   original is not known; whatever the disk reports otherwise. `DecodingError` or
+  ///   ``FormatError`` for an unsaved copy that holds no change. Nothing is lost in any case.
   @discardableResult
   public func restore(
     _ copy: KeptCopy, maximumSize: Int = FileSystemLimits.defaultMaximumFileSize
   ) throws -> KeptCopy? {
+    // NB: an unsaved copy holds the change and its base, each up to the largest file.
+    let (twice, overflow) = maximumSize.multipliedReportingOverflow(by: 2)
+    let readLimit =
+      copy.reason != .unsaved
+      ? maximumSize : overflow || twice > .max - 4096 ? .max : twice + 4096
     guard let original = copy.original,
-      let bytes = try fileSystem.contents(of: copy.url, maximumSize: maximumSize)
+      var bytes = try fileSystem.contents(of: copy.url, maximumSize: readLimit)
     else { throw FileSystemError(.read, path: copy.url.path, reason: .posix(code: ENOENT)) }
+    if copy.reason == .unsaved {
+      // An unsaved change is kept with its base, in a file of its own: the file takes the
+      // change, as the program would have written it.
+      bytes = try UnsavedChange.decoder.decode(UnsavedChange.self, from: bytes).changeData
+      guard bytes.count <= maximumSize else {
+        throw FileSystemError(
+          .read, path: copy.url.path,
+          reason: .tooLarge(size: Int64(bytes.count), limit: maximumSize))
+      }
+    }
     let lock = try fileSystem.lockExclusively(original)
     defer { lock.release() }
     let before = try fileSystem.identity(of: original)

@@ -36,12 +36,12 @@ public struct KeptCopy: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Where the copy is.
-  public var url: URL
+  public let url: URL
   /// Why it was kept.
-  public var reason: Reason
+  public let reason: Reason
   /// The file it is a copy of, in the same folder; `nil` when the file's name was too long for a
   /// copy's name to hold it, and the folder has no file it stands for.
-  public var original: URL?
+  public let original: URL?
 
   /// The copy at `url`, or `nil` when its name is not the name of a copy Keepsake keeps.
   ///
