@@ -25,6 +25,7 @@ struct KeptCopyTests {
     for name in [
       "drafts.json", "drafts.conflict-yesterday.json", "drafts.saved-20261129T210300Z.json",
       ".conflict-20261129T210300Z.json",
+      ".drafts.conflict-20261129T210300Z.json.keepsake-tmp-4242-17",
     ] {
       #expect(KeptCopy(url: folder.appendingPathComponent(name)) == nil, "\(name)")
     }

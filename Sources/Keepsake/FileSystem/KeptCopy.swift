@@ -47,10 +47,10 @@ public struct KeptCopy: Hashable, Sendable, CustomStringConvertible {
   ///
   /// The original is taken from the copy's name alone; for a name that was shortened to fit, it
   /// is `nil`: ``StorageContext/keptCopies(in:)`` finds it among the folder's files, and
-  /// ``init(url:of:)`` names it.
+  /// ``init(url:of:)`` names it. A copy's temporary file, which a write in progress (or one a
+  /// crash cut short) leaves beside it, is not a copy.
   public init?(url: URL) {
-    guard let name = Quarantine.parse(url.lastPathComponent),
-      let reason = Reason(marker: name.marker)
+    guard let name = Self.parse(url.lastPathComponent), let reason = Reason(marker: name.marker)
     else { return nil }
     self.url = url
     self.reason = reason
@@ -62,8 +62,7 @@ public struct KeptCopy: Hashable, Sendable, CustomStringConvertible {
   /// The copy at `url` of the file at `original`, or `nil` when `url` is not the name of a copy
   /// of that file in the same folder.
   public init?(url: URL, of original: URL) {
-    guard let name = Quarantine.parse(url.lastPathComponent),
-      let reason = Reason(marker: name.marker),
+    guard let name = Self.parse(url.lastPathComponent), let reason = Reason(marker: name.marker),
       Quarantine.isCopy(named: url.lastPathComponent, of: original.lastPathComponent),
       original.deletingLastPathComponent().standardizedFileURL
         == url.deletingLastPathComponent().standardizedFileURL
@@ -71,6 +70,12 @@ public struct KeptCopy: Hashable, Sendable, CustomStringConvertible {
     self.url = url
     self.reason = reason
     self.original = original
+  }
+
+  /// The name of a kept copy taken apart; `nil` for another name, or a temporary file's.
+  private static func parse(_ name: String) -> Quarantine.CopyName? {
+    guard !name.contains(TemporaryFile.marker) else { return nil }
+    return Quarantine.parse(name)
   }
 
   init(url: URL, reason: Reason, original: URL?) {
