@@ -61,6 +61,36 @@ struct KeptCopyTests {
     }
   }
 
+  @Test("Through a symbolic link, the copies are those beside the file it leads to")
+  func copiesThroughALink() throws {
+    let disk = try RealDisk()
+    let context = disk.process()
+    try FileManager.default.createDirectory(
+      at: disk.file("real"), withIntermediateDirectories: true)
+    let target = disk.file("real").appendingPathComponent("drafts.json")
+    try Data("[]".utf8).write(to: target)
+    let conflict = disk.file("real").appendingPathComponent(
+      "drafts.conflict-20261129T210300Z.json")
+    try Data("[1]".utf8).write(to: conflict)
+    let link = disk.file("notes.json")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+
+    let copies = try context.keptCopies(of: link)
+
+    #expect(copies.map(\.url.lastPathComponent) == [conflict.lastPathComponent])
+    #expect(copies.first?.original?.lastPathComponent == "drafts.json")
+
+    // A copy named as the link's: the file it leads to takes it, and the link stays a link.
+    let named = try #require(KeptCopy(url: conflict, of: target))
+    let throughLink = KeptCopy(url: named.url, reason: named.reason, original: link)
+    let kept = try #require(try context.restore(throughLink))
+    #expect(try Data(contentsOf: target) == Data("[1]".utf8))
+    #expect(kept.url.deletingLastPathComponent().path == target.deletingLastPathComponent().path)
+    #expect(kept.url.lastPathComponent.hasPrefix("drafts.kept-"))
+    #expect(try Data(contentsOf: kept.url) == Data("[]".utf8))
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+  }
+
   @Test("A folder that is not there is an error, not a folder without copies")
   func missingFolder() {
     let context = StorageContext.inMemory(name: "kept copies")

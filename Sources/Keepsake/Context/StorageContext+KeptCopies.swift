@@ -24,9 +24,14 @@ extension StorageContext {
   /// The copies Keepsake kept of the file at `file`, sorted by name: oldest first for each
   /// reason.
   ///
-  /// - Throws: ``FileSystemError`` when there is no folder for `file`, or it cannot be listed.
+  /// They are beside the file `file` names, as a key's are: through a symbolic link, beside the
+  /// file it leads to, and named after it.
+  ///
+  /// - Throws: ``FileSystemError`` when the path cannot name a file (a loop of links), there
+  ///   is no folder for the file, or it cannot be listed.
   public func keptCopies(of file: URL) throws -> [KeptCopy] {
-    try keptCopies(in: file.deletingLastPathComponent()).compactMap {
+    let file = try fileSystem.resolve(file)
+    return try keptCopies(in: file.deletingLastPathComponent()).compactMap {
       KeptCopy(url: $0.url, of: file)
     }
   }
@@ -40,7 +45,8 @@ extension StorageContext {
   /// than replace that version. The copy itself is removed last.
   ///
   /// - Parameters:
-  ///   - copy: The copy to put back; its ``KeptCopy/original`` is the file it replaces. For an
+  ///   - copy: The copy to put back; its ``KeptCopy/original`` is the file it replaces
+  ///     (through a symbolic link, the file the link leads to, as a key saves it). For an
   ///     ``KeptCopy/Reason/unsaved`` copy, the file takes the change it keeps.
   ///   - maximumSize: The largest copy read, in bytes: by default what keys read, so a copy an
   ///     app would refuse to open is refused here too.
@@ -59,9 +65,11 @@ extension StorageContext {
     let readLimit =
       copy.reason != .unsaved
       ? maximumSize : overflow || twice > .max - 4096 ? .max : twice + 4096
-    guard let original = copy.original,
+    guard let named = copy.original,
       var bytes = try fileSystem.contents(of: copy.url, maximumSize: readLimit)
     else { throw FileSystemError(.read, path: copy.url.path, reason: .posix(code: ENOENT)) }
+    // NB: the file a link leads to is replaced, never the link, as a key's save does.
+    let original = try fileSystem.resolve(named)
     if copy.reason == .unsaved {
       // An unsaved change is kept with its base, in a file of its own: the file takes the
       // change, as the program would have written it.
