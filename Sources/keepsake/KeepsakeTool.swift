@@ -137,7 +137,9 @@ struct KeepsakeTool {
       }
       copy = named
     } else {
-      let listed = (try? context.keptCopies(in: folder))?.first { $0.url == url }
+      let listed = (try? context.keptCopies(in: folder))?.first {
+        $0.url.lastPathComponent == url.lastPathComponent
+      }
       guard let listed, listed.original != nil else {
         throw ToolError(
           "the name of \(url.lastPathComponent) was shortened to fit the file system's limit, "

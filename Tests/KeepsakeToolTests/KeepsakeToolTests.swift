@@ -215,6 +215,21 @@ struct KeepsakeToolTests {
     #expect(disk.files[copy.path] == Data("saved".utf8), "the copy stays, to restore again")
   }
 
+  @Test("A copy named by a path relative to the working folder is restored to its file")
+  func relativeCopyPath() throws {
+    // NB: a relative path is taken from the process's working folder, as a shell gives it.
+    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    let file = here.appendingPathComponent("drafts.json")
+    disk.setContents(Data("current".utf8), at: file)
+    let name = "drafts.conflict-20261201T090000Z.json"
+    disk.setContents(Data("theirs".utf8), at: here.appendingPathComponent(name))
+
+    let output = try tool.run(["restore", name])
+
+    #expect(output.status == .done, "\(output.text)")
+    #expect(disk.files[file.standardizedFileURL.path] == Data("theirs".utf8))
+  }
+
   @Test("Conflict copies are listed and restored like quarantine copies, under the file's lock")
   func conflictCopies() throws {
     disk.setContents(Data("ours".utf8), at: file)
