@@ -6,11 +6,13 @@ import Foundation
 /// nothing"), and where `keepsake restore` keeps the file it replaces.
 ///
 /// `drafts.json` becomes `drafts.quarantined-20261129T210300Z.json` (a damaged file),
-/// `drafts.conflict-20261129T210300Z.json` (the other side of a conflict) or
-/// `drafts.kept-20261129T210300Z.json` (the file a restore replaced) in the same folder: next to
-/// the file, sorted by time, with the original extension so it opens like the original. A second
-/// copy in the same second gets `-2`, `-3`, .... `keepsake quarantined` lists all three kinds,
-/// and `keepsake restore` puts any of them back.
+/// `drafts.conflict-20261129T210300Z.json` (the other side of a conflict),
+/// `drafts.kept-20261129T210300Z.json` (the file a restore replaced) or
+/// `drafts.unsaved-20261129T210300Z.json` (a change the file could not take) in the same folder:
+/// next to the file, sorted by time, with the original extension so it opens like the original.
+/// A second copy in the same second gets `-2`, `-3`, .... ``KeptCopy`` is how the rest of the
+/// package and apps see them (`keepsake quarantined` lists them, `keepsake restore` puts one
+/// back).
 ///
 /// A name too long to take the marker and the time within the file system's limit keeps its
 /// start and a digest instead (see `FileName`): such a copy is still recognised, and matched to
@@ -42,7 +44,8 @@ enum Quarantine {
   struct CopyName: Equatable, Sendable {
     /// What stands for the original's name without its extension (shortened, for a long name).
     var stem: String
-    /// ``Quarantine/marker``, ``Quarantine/conflictMarker`` or ``Quarantine/keptMarker``.
+    /// ``Quarantine/marker``, ``Quarantine/conflictMarker``, ``Quarantine/keptMarker`` or
+    /// ``Quarantine/unsavedMarker``.
     var marker: String
     /// The UTC time, to the second: `20261129T210300Z`.
     var stamp: String
@@ -50,11 +53,6 @@ enum Quarantine {
     var counter: Int
     /// The original's extension, or an empty string.
     var ext: String
-
-    /// What the copy is: `quarantined`, `conflict` or `kept`.
-    var kind: String {
-      String(marker.dropFirst().dropLast())
-    }
 
     /// The name of the original file, unless it was shortened to fit.
     var plainOriginal: String { ext.isEmpty ? stem : "\(stem).\(ext)" }
