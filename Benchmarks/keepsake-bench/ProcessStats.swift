@@ -13,7 +13,7 @@ enum ProcessStats {
   /// NB: `CLOCK_PROCESS_CPUTIME_ID` counts the time the process's threads ran, to the
   /// nanosecond, and not the time they waited for the disk: an fsync's wait is not in it, its
   /// own work in the kernel is. So the figure of fsync-bound work stays steady when the shared
-  /// disk's latency swings (PLATFORM-FACTS.md).
+  /// disk's latency swings.
   static func cpuSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)

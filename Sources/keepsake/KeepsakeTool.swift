@@ -21,7 +21,7 @@ struct KeepsakeTool {
                                    put a copy back in place of its file (FILE, for a copy whose
                                    name was shortened to fit); the current file is kept as a
                                    kept copy in turn. --large restores a copy larger than apps
-                                   read (256 MB), which the app will then refuse to open too
+                                   read (256 MiB), which the app will then refuse to open too
 
     exit status:
       0  done: the file was read, the folder listed, the copy restored
@@ -29,6 +29,7 @@ struct KeepsakeTool {
       2  the file or folder is not there, or could not be read
       3  the file was read, but it is not a file Keepsake wrote (not JSON, or a bad envelope)
       4  the restore was refused; nothing was changed
+      5  the restore could not finish; nothing was lost
     """
 
   /// Runs the command in `arguments` and returns what it prints, with its exit status.
@@ -157,7 +158,7 @@ struct KeepsakeTool {
       // The copy itself could not be read: refused before the file's lock was taken.
       throw readFailure(error, url, large: large)
     } catch {
-      throw ToolError("could not restore \(original): \(error); nothing was lost")
+      throw ToolError("could not restore \(original): \(error); nothing was lost", status: .failed)
     }
     var message = "Restored \(original) from \(url.lastPathComponent)."
     if let kept { message += " The file it replaced was kept as \(kept.url.lastPathComponent)." }
@@ -195,7 +196,7 @@ struct KeepsakeTool {
   }
 
   private static func megabytes(_ bytes: Int64) -> String {
-    "\((bytes + 999_999) / 1_000_000) MB"
+    "\((bytes + 1_048_575) / 1_048_576) MiB"
   }
 }
 
@@ -223,6 +224,9 @@ enum ToolStatus: Int32, Equatable {
   case notKeepsake = 3
   /// A restore was refused; nothing was changed.
   case refused = 4
+  /// A restore could not finish (a version came in meanwhile, the disk failed); nothing was
+  /// lost.
+  case failed = 5
 }
 
 /// A command that could not run: a one-line message and the exit status it ends with.

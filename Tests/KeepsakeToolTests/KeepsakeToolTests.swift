@@ -210,6 +210,7 @@ struct KeepsakeToolTests {
       try tool.run(["restore", copy.path])
     } throws: { error in
       (error as? ToolError)?.message.contains("nothing was lost") == true
+        && (error as? ToolError)?.status == .failed
     }
     #expect(disk.files[file.path] == newer, "the version that came in stays")
     #expect(disk.files[copy.path] == Data("saved".utf8), "the copy stays, to restore again")

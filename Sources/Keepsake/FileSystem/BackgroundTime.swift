@@ -14,7 +14,7 @@ import Synchronization
 /// ends (a lock is never released in the middle of the atomic write) and the lock is released
 /// then. The system may suspend the app right after; the file is whole either way, and a change
 /// not yet written stays pending (and, at the app's next launch, is saved then).
-package struct BackgroundTime: Sendable {
+struct BackgroundTime: Sendable {
   /// Starts a span named `reason`; the returned span ends it.
   var begin: @Sendable (_ reason: String) -> Span
 

@@ -66,7 +66,7 @@ extension VersionedFormat {
   /// Decodes a current-version file exactly as ``encode(_:)`` lays it out, or returns `nil`.
   ///
   /// NB: `JSONDecoder` decodes a top-level array noticeably faster than the same array nested
-  /// under a key (about 20% for 10,000 drafts), so files this writer produced,
+  /// under a key, so files this writer produced,
   /// `{"content":X,"version":N}` byte for byte, decode `X` as a top-level value. This is exact,
   /// not a guess: if the bytes between the prefix and the suffix form one valid JSON value, the
   /// file is precisely the envelope `{"content": X, "version": N}`. Anything else (another

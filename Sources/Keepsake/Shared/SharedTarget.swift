@@ -40,8 +40,8 @@ extension SharedReference: SharedRoot {
 ///
 /// NB: a projection is a value, not an object: `$settings.theme` is the settings key's reference
 /// and a ``SharedPath`` whose accessors are made, specialized, where the member's type is known.
-/// Building one allocates nothing (a reference per projection made the inline form
-/// `$settings.theme.withLock { ... }` cost 4 µs a call).
+/// Building one allocates nothing: a reference per projection made the inline form
+/// `$settings.theme.withLock { ... }` pay an allocation and a lookup on every call.
 @usableFromInline
 struct SharedTarget<Value: Sendable>: @unchecked Sendable {
   // NB: unchecked for `object`, which is always a `SharedReference` (Sendable), typed

@@ -3,7 +3,7 @@ import Foundation
 /// The loopback-only configuration of one campaign device, made from the `config.xml` that
 /// `syncthing generate` wrote, and checked before any daemon starts.
 ///
-/// Nothing may leave the machine (PLATFORM-FACTS.md): global and local discovery, relays, NAT
+/// Nothing may leave the machine: global and local discovery, relays, NAT
 /// traversal (and with it STUN), usage and crash reports, upgrades and the browser are turned off;
 /// the daemon listens, and its GUI and REST API answer, on `127.0.0.1` only; each peer is a
 /// device with its loopback address; the folder sets `maxConflicts`, without which a hand-written

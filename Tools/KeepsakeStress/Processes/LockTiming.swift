@@ -15,7 +15,7 @@ import Synchronization
 /// Every process of the transactions part takes turns on one lock, so the time inside it is
 /// what sets the rate: the part's rate is at most one over the time in the lock per
 /// transaction, and the protocol's calls are the part of it no library writing whole files by
-/// rule 4 of DESIGN.md can skip. Measured in every run, beside SQLite's whole transaction, it
+/// the rule "Writes are atomic and durable" can skip. Measured in every run, beside SQLite's whole transaction, it
 /// shows how much of the gap is the protocol and how much the library.
 public struct LockTiming: Sendable, Equatable {
   /// Times the lock was taken and released.
