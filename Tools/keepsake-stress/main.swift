@@ -21,6 +21,7 @@ import KeepsakeStress
 //     dangling-link|dangling-link-into-folder|two-paths|hard-link|maximal-name|not-utf8-neighbour
 //   processes-child <file> --mode update|with-transaction|merging|unmerged --process P --count N
 //                   --start-file F [--seed S]
+//   preferences-writer <file> [--prefix P] [--count N]   (a process writing preferences)
 //   exit-flush <file> | termination <file>      (the exit and termination flushes)
 //   in-place-rewrite <file> | killed-transaction <file>   (the loss scenarios, run for real)
 //   devices-child <folder> --device D --process P --seconds S --seed N
@@ -36,7 +37,7 @@ let usage = """
                          [--schedules N] [--first I] [--replay SCHEDULE]
                          [--flaw swaps-without-looking]
                          [--devices N] [--device-processes N] [--device-seconds S]
-                         [--device-writer library|plain]
+                         [--device-writer library|older|older-format|plain]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
                     power cut could leave; simulation runs seeded schedules of many simulated
@@ -105,7 +106,7 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   let deviceSeconds = try arguments.seconds("--device-seconds", default: 60)
   let deviceWriterName = arguments.options["--device-writer"] ?? "library"
   guard let deviceWriter = DevicesChild.Mode(rawValue: deviceWriterName) else {
-    throw UsageError("--device-writer takes library|older|plain")
+    throw UsageError("--device-writer takes library|older|older-format|plain")
   }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
