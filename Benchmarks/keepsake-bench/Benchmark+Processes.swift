@@ -29,7 +29,8 @@ import KeepsakeStress
 /// protocol's calls within it (the temporary file, its flush, the rename, the folder's flush);
 /// and `processes write-calls`, those calls alone against SQLite's whole transaction. Where that
 /// last ratio is 2 or more, the target is out of reach of whole-file writes by the rule
-/// "Writes are atomic and durable" (the Data safety article), whatever the library does around them.
+/// "Writes are atomic and durable" (the Data safety article), whatever the library does around
+/// them.
 ///
 /// The four sides are child processes released together by a start file, taking turns
 /// repetition by repetition. Each Keepsake and by-hand repetition checks that the file holds

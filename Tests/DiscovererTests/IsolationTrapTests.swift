@@ -5,8 +5,8 @@ import Testing
 
 // The founding article's trap, shown as it happens, next to its two fixes. `batched(into:)` is
 // the article's helper as written, in a module built with `defaultIsolation(MainActor.self)`:
-// MainActor without a word in the source. Across modules its interface shows no isolation, so a caller anywhere compiles, and the check in its closure traps at run
-// time off the main actor.
+// MainActor without a word in the source. Across modules its interface shows no isolation, so
+// a caller anywhere compiles, and the check in its closure traps at run time off the main actor.
 
 // NB: deliberately NOT `@MainActor`, as in the article: Swift Testing runs this suite on a
 // background executor.
