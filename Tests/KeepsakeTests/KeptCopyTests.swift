@@ -147,6 +147,64 @@ struct KeptCopyTests {
     }
   }
 
+  @Test("A change kept in the state folder, its file's folder gone, names its file and goes back")
+  func restoresChangeKeptAway() async throws {
+    let disk = try RealDisk()
+    let context = disk.process()
+    let folder = disk.file("store")
+    // NB: a name of its own: the isolated state folder is the machine's temporary folder.
+    let file = folder.appendingPathComponent("away-\(UUID().uuidString).json")
+    let text = disk.shared(.fileStorage(file, saveInterval: .seconds(60)), in: context, default: "")
+    text.withLock { $0 = "current" }
+    try await text.save()
+    let gone = disk.file("gone")
+    try FileManager.default.moveItem(at: folder, to: gone)
+    try FileManager.default.removeItem(at: gone)
+
+    text.withLock { $0 = "mine" }
+    await #expect(throws: SharedSaveError.self) { try await text.save() }
+    let away = UnsavedChange.awayFolder(in: context)
+    let kept = try #require(
+      try context.keptCopies(in: away).first {
+        $0.url.lastPathComponent.hasPrefix(file.deletingPathExtension().lastPathComponent)
+      })
+    defer { try? FileManager.default.removeItem(at: kept.url) }
+    #expect(kept.reason == .unsaved)
+    #expect(kept.original == file, "the file it is a change to, not a file in the state folder")
+
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    #expect(try context.keptCopies(of: file).isEmpty, "not a copy beside the file")
+    try context.restore(kept)
+    #expect(try Data(contentsOf: file) == Data(#""mine""#.utf8))
+    #expect(!FileManager.default.fileExists(atPath: kept.url.path), "the kept change is taken")
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: away.appendingPathComponent(file.lastPathComponent).path),
+      "nothing was written into the state folder")
+  }
+
+  @Test(
+    "A path written into an unsaved change beside its file is not where a restore writes",
+    arguments: StorageBackend.allCases)
+  func pathInsideCopyBesideFileIsIgnored(_ backend: StorageBackend) async throws {
+    try await backend.run { disk in
+      try disk.write(Data(#""current""#.utf8), to: file)
+      let elsewhere = URL(fileURLWithPath: "/data/elsewhere/victim.json")
+      try disk.write(Data(#""victim""#.utf8), to: elsewhere)
+      var planted = UnsavedChange(
+        reason: "the file was unreadable", change: Data(#""mine""#.utf8), base: nil)
+      planted.file = elsewhere.path
+      let unsaved = copy("unsaved")
+      try disk.write(try UnsavedChange.encoder.encode(planted), to: unsaved)
+
+      let listed = try #require(try disk.context.keptCopies(in: folder).first)
+      #expect(listed.original == file)
+      try disk.context.restore(listed)
+      #expect(try disk.contents(of: file) == Data(#""mine""#.utf8))
+      #expect(try disk.contents(of: elsewhere) == Data(#""victim""#.utf8))
+    }
+  }
+
   @Test("A copy larger than the limit is refused, and nothing changes")
   func refusesTooLarge() async throws {
     try await StorageBackend.inMemory.run { disk in

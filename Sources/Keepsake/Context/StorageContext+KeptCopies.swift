@@ -4,7 +4,9 @@ extension StorageContext {
   /// The copies Keepsake kept in `folder`, of every file there, sorted by name: each file's
   /// copies together, oldest first.
   ///
-  /// Reads names only: no copy is opened, so a damaged or huge one lists like any other.
+  /// Reads names only: no copy is opened, so a damaged or huge one lists like any other. But a
+  /// change kept in the per-device state folder, because its file's folder was gone, is read
+  /// for the path of its file, which its name cannot tell.
   ///
   /// - Throws: ``FileSystemError`` when there is no folder at `folder` (a mistyped path must not
   ///   read as "no copies"), or it cannot be listed.
@@ -16,8 +18,15 @@ extension StorageContext {
     return names.sorted().compactMap { name in
       let url = folder.appendingPathComponent(name)
       guard let copy = KeptCopy(url: url) else { return nil }
+      let away =
+        copy.reason == .unsaved
+        ? UnsavedChange.original(
+          ofKeptAway: url, in: self,
+          maximumSize: Self.unsavedReadLimit(FileSystemLimits.defaultMaximumFileSize))
+        : nil
       return KeptCopy(
-        url: url, reason: copy.reason, original: Quarantine.originalURL(of: url, among: names))
+        url: url, reason: copy.reason,
+        original: away ?? Quarantine.originalURL(of: url, among: names))
     }
   }
 
@@ -60,19 +69,17 @@ extension StorageContext {
   public func restore(
     _ copy: KeptCopy, maximumSize: Int = FileSystemLimits.defaultMaximumFileSize
   ) throws -> KeptCopy? {
-    // NB: an unsaved copy holds the change and its base, each up to the largest file.
-    let (twice, overflow) = maximumSize.multipliedReportingOverflow(by: 2)
-    let readLimit =
-      copy.reason != .unsaved
-      ? maximumSize : overflow || twice > .max - 4096 ? .max : twice + 4096
-    guard let named = copy.original,
-      var bytes = try fileSystem.contents(of: copy.url, maximumSize: readLimit)
-    else { throw FileSystemError(.read, path: copy.url.path, reason: .posix(code: ENOENT)) }
-    // NB: the file a link leads to is replaced, never the link, as a key's save does.
-    let original = try fileSystem.resolve(named)
+    let readLimit = copy.reason != .unsaved ? maximumSize : Self.unsavedReadLimit(maximumSize)
+    guard var bytes = try fileSystem.contents(of: copy.url, maximumSize: readLimit) else {
+      throw FileSystemError(.read, path: copy.url.path, reason: .posix(code: ENOENT))
+    }
+    var named = copy.original
     if copy.reason == .unsaved {
       // An unsaved change is kept with its base, in a file of its own: the file takes the
-      // change, as the program would have written it.
+      // change, as the program would have written it; one kept away from its file, in the
+      // state folder, goes back to the file it names.
+      named =
+        UnsavedChange.original(ofKeptAway: copy.url, in: self, maximumSize: readLimit) ?? named
       bytes = try UnsavedChange.decoder.decode(UnsavedChange.self, from: bytes).changeData
       guard bytes.count <= maximumSize else {
         throw FileSystemError(
@@ -80,6 +87,11 @@ extension StorageContext {
           reason: .tooLarge(size: Int64(bytes.count), limit: maximumSize))
       }
     }
+    guard let named else {
+      throw FileSystemError(.read, path: copy.url.path, reason: .posix(code: ENOENT))
+    }
+    // NB: the file a link leads to is replaced, never the link, as a key's save does.
+    let original = try fileSystem.resolve(named)
     let lock = try fileSystem.lockExclusively(original)
     defer { lock.release() }
     let before = try fileSystem.identity(of: original)
@@ -104,5 +116,12 @@ extension StorageContext {
       bytes, at: original, expecting: replaced, creatingFolder: false)
     try fileSystem.removeItem(at: copy.url)
     return kept.map { KeptCopy(url: $0, reason: .kept, original: original) }
+  }
+
+  /// The most an unsaved copy is read up to: it holds the change and its base, each up to the
+  /// largest file.
+  static func unsavedReadLimit(_ maximumSize: Int) -> Int {
+    let (twice, overflow) = maximumSize.multipliedReportingOverflow(by: 2)
+    return overflow || twice > .max - 4096 ? .max : twice + 4096
   }
 }

@@ -33,15 +33,16 @@ extension FileStorageKey {
     var total = changeData.count + (baseData?.count ?? 0) + stepData.reduce(0) { $0 + $1.count }
     while total > maximumFileSize, !stepData.isEmpty { total -= stepData.removeFirst().count }
     change.steps = stepData.map(UnsavedChange.Text.init)
-    let data = try UnsavedChange.encoder.encode(change)
     let fileSystem = context.fileSystem
     let folder = file.deletingLastPathComponent()
     let besideTheFile = fileSystem.folderExists(folder)
+    // NB: away from its file, the copy's name tells only the file's name: the path is kept in
+    // it, for a restore.
+    if !besideTheFile { change.file = file.path }
+    let data = try UnsavedChange.encoder.encode(change)
     let place =
       besideTheFile
-      ? file
-      : Self.stateFolder(in: context).appendingPathComponent("unsaved", isDirectory: true)
-        .appendingPathComponent(file.lastPathComponent)
+      ? file : UnsavedChange.awayFolder(in: context).appendingPathComponent(file.lastPathComponent)
     var made: URL?
     for _ in 0..<1000 where made == nil {
       let names = Set(
@@ -61,17 +62,6 @@ extension FileStorageKey {
     }
     if let earlier, earlier != made { try? fileSystem.removeItem(at: earlier) }
     return made
-  }
-
-  /// Where a change is kept when its file's folder is gone: the per-device state folder, or,
-  /// for isolated storage (tests, previews), a folder of the system's temporary folder, so a
-  /// test never writes the user's state.
-  static func stateFolder(in context: StorageContext) -> URL {
-    guard !context.isIsolated else {
-      return URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
-        .appendingPathComponent("keepsake-state-\(getuid())", isDirectory: true)
-    }
-    return BaseStore.defaultRoot(environment: ProcessInfo.processInfo.environment)
   }
 
   /// Takes in the changes kept beside the file now, listing its folder again (the listing
@@ -243,6 +233,9 @@ struct UnsavedChange: Codable, Sendable {
   /// What the file is, for a person who opens it.
   var about = "A change Keepsake could not save into its file; merged into it when it can be."
   var reason: String
+  /// The path of the file it is a change to, when it is kept away from it, in the state folder
+  /// (its folder was gone): its name tells only the file's name.
+  var file: String?
   var change: String?
   var changeBase64: String?
   var base: String?
@@ -297,6 +290,32 @@ struct UnsavedChange: Codable, Sendable {
   }
 
   var baseData: Data? { Text(text: base, base64: baseBase64).bytes }
+
+  /// Where a change is kept when its file's folder is gone: `unsaved` in the per-device state
+  /// folder, or, for isolated storage (tests, previews), in a folder of the system's temporary
+  /// folder, so a test never writes the user's state.
+  static func awayFolder(in context: StorageContext) -> URL {
+    let root =
+      context.isIsolated
+      ? URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        .appendingPathComponent("keepsake-state-\(getuid())", isDirectory: true)
+      : BaseStore.defaultRoot(environment: ProcessInfo.processInfo.environment)
+    return root.appendingPathComponent("unsaved", isDirectory: true)
+  }
+
+  /// The file the change at `url` was kept away from, when `url` is in the folder such changes
+  /// are kept in (see ``awayFolder(in:)``); `nil` elsewhere, or when it cannot be read.
+  ///
+  /// NB: only there: a path a file names is where a restore writes, and the folder beside a
+  /// file may be one that other people write (see "Folders other users can write").
+  static func original(ofKeptAway url: URL, in context: StorageContext, maximumSize: Int) -> URL? {
+    let away = awayFolder(in: context).standardizedFileURL.path
+    guard url.deletingLastPathComponent().standardizedFileURL.path == away,
+      let data = try? context.fileSystem.contents(of: url, maximumSize: maximumSize),
+      let path = try? decoder.decode(UnsavedChange.self, from: data).file, path.hasPrefix("/")
+    else { return nil }
+    return URL(fileURLWithPath: path)
+  }
 
   static var encoder: JSONEncoder {
     let encoder = JSONEncoder()
