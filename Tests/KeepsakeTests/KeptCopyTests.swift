@@ -183,6 +183,49 @@ struct KeptCopyTests {
       "nothing was written into the state folder")
   }
 
+  @Test("A change an ended process kept away from its file is merged by the next to open it")
+  func changeKeptAwayIsBroughtBack() async throws {
+    let disk = try RealDisk()
+    let folder = disk.file("store")
+    let file = folder.appendingPathComponent("back-\(UUID().uuidString).json")
+    let key: FileStorageKey<[String: String]> = .fileStorage(file, saveInterval: .seconds(60))
+    do {
+      let first = disk.process("first")
+      let notes = disk.shared(key, in: first, default: [:])
+      notes.withLock { $0["a"] = "current" }
+      try await notes.save()
+      try FileManager.default.moveItem(at: folder, to: disk.file("gone"))
+      notes.withLock { $0["b"] = "mine" }
+      await #expect(throws: SharedSaveError.self) { try await notes.save() }
+    }
+    let away = UnsavedChange.awayFolder(in: disk.process())
+    func keptAway() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: away.path).filter {
+        $0.hasPrefix(file.deletingPathExtension().lastPathComponent)
+      }
+    }
+    #expect(try keptAway().count == 1, "the refused change is kept, away from its folder")
+
+    // Still gone: the next process leaves the change where it is.
+    let early = disk.shared(key, in: disk.process("early"), default: [:])
+    #expect(early.wrappedValue == [:])
+    #expect(try keptAway().count == 1)
+
+    // Someone puts the folder back, and edits the file meanwhile.
+    try FileManager.default.moveItem(at: disk.file("gone"), to: folder)
+    try Data(#"{"a":"current","c":"theirs"}"#.utf8).write(to: file)
+    let later = disk.shared(key, in: disk.process("later"), default: [:])
+    try await later.load()
+    let merged = ["a": "current", "b": "mine", "c": "theirs"]
+    #expect(later.wrappedValue == merged)
+    #expect(try JSONDecoder().decode([String: String].self, from: Data(contentsOf: file)) == merged)
+    #expect(try keptAway().isEmpty, "taken")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy {
+        !$0.contains(".unsaved-")
+      }, "nothing left beside the file")
+  }
+
   @Test(
     "A path written into an unsaved change beside its file is not where a restore writes",
     arguments: StorageBackend.allCases)

@@ -146,12 +146,12 @@ struct SaveSchedulingTests {
       try disk.contents(of: unrelated) != nil, "another file's leftovers are its own business")
   }
 
-  /// Counts the listings of folders.
+  /// Counts the listings of folders, by path.
   final class ListingCounter: ForwardingFileSystem, @unchecked Sendable {
     // NB: a Mutex, the only state.
-    let listings = Mutex(0)
+    let listings = Mutex<[String: Int]>([:])
     override func contentsOfDirectory(at url: URL) throws -> [String] {
-      listings.withLock { $0 += 1 }
+      listings.withLock { $0[url.standardizedFileURL.path, default: 0] += 1 }
       return try super.contentsOfDirectory(at: url)
     }
   }
@@ -177,7 +177,10 @@ struct SaveSchedulingTests {
       names.map { Shared(.fileStorage(URL(fileURLWithPath: "/app/\($0).json")), default: 0) }
     }
     #expect(keys.count == 3)
-    #expect(counter.listings.withLock { $0 } == 1)
+    let away = UnsavedChange.awayFolder(in: context).standardizedFileURL.path
+    #expect(
+      counter.listings.withLock { $0 } == ["/app": 1, away: 1],
+      "the folder, and the state folder's changes kept away from their files, once each")
     for name in names {
       let leftover = URL(fileURLWithPath: "/app/.\(name).json.keepsake-tmp-\(pid)-1")
       #expect(try memory.contents(of: leftover) == nil, "\(name)'s leftover is removed")

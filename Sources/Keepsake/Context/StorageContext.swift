@@ -32,6 +32,9 @@ public final class StorageContext: Sendable, CustomStringConvertible {
   /// Per folder a key was opened in: the temporary files dead writers left there, found by one
   /// listing (see `TemporaryFile.removeAbandoned(besides:path:in:)`).
   let abandonedTemporaryFiles = Mutex<[String: [String]]>([:])
+  /// The changes kept in the state folder, away from their files, found by one listing when
+  /// the first file key opens (see `FileStorageKey.bringBackChangesKeptAway(in:)`).
+  let changesKeptAway = Mutex<[String]?>(nil)
   /// Per folder a file key was opened in: the folder with its links resolved, so a key's
   /// creation resolves only its own name (see `LocalFileSystem.resolve(_:path:folders:)`).
   let resolvedFolders = ResolvedFolders()

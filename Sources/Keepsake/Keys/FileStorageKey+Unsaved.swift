@@ -64,6 +64,61 @@ extension FileStorageKey {
     return made
   }
 
+  /// Brings the changes an earlier process kept away from this file (its folder was gone then)
+  /// back beside it, now that its folder is there, for ``takeIn(_:in:)``; returns their names.
+  ///
+  /// Without it such a change would wait in the state folder for a person to restore it. The
+  /// state folder is listed once per context; a key whose file has no change there pays a
+  /// lookup. A change stays where it is when the folder is still gone, or cannot be read.
+  func bringBackChangesKeptAway(in context: StorageContext) -> [String] {
+    var listed = context.changesKeptAway.withLock { $0 }
+    if listed == nil {
+      // NB: listed outside the lock every file key of the context takes here; two keys listing
+      // at once keep the first listing.
+      let folder = UnsavedChange.awayFolder(in: context)
+      let names = ((try? context.fileSystem.contentsOfDirectory(at: folder)) ?? [])
+        .filter { Quarantine.isCopy(named: $0) }
+      listed = context.changesKeptAway.withLock { known in
+        if known == nil { known = names }
+        return known
+      }
+    }
+    // NB: the file's name only when there is something to match: `URL.lastPathComponent` is
+    // costly on Linux, and this runs at every file key's creation.
+    guard let listed, !listed.isEmpty else { return [] }
+    let fileName = file.lastPathComponent
+    guard listed.contains(where: { Self.isKeptChange($0, of: fileName) }) else { return [] }
+    let away = UnsavedChange.awayFolder(in: context)
+    let fileSystem = context.fileSystem
+    let folder = file.deletingLastPathComponent()
+    guard fileSystem.folderExists(folder),
+      var besides = try? Set(fileSystem.contentsOfDirectory(at: folder))
+    else { return [] }
+    let limit = StorageContext.unsavedReadLimit(maximumFileSize)
+    var brought: [String] = []
+    let names = (try? fileSystem.contentsOfDirectory(at: away)) ?? []
+    for name in names.sorted() where Self.isKeptChange(name, of: fileName) {
+      let url = away.appendingPathComponent(name)
+      guard
+        UnsavedChange.original(ofKeptAway: url, in: context, maximumSize: limit)?.path
+          == filePath,
+        let data = try? fileSystem.contents(of: url, maximumSize: limit)
+      else { continue }
+      // NB: made beside the file before the one away goes: a crash between leaves the change
+      // twice, which merges as once, never nowhere.
+      let beside = Quarantine.url(
+        for: file, existingNames: besides, marker: Quarantine.unsavedMarker)
+      guard (try? fileSystem.createAtomically(data, at: beside)) != nil else { continue }
+      besides.insert(beside.lastPathComponent)
+      try? fileSystem.removeItem(at: url)
+      brought.append(beside.lastPathComponent)
+    }
+    context.changesKeptAway.withLock { names in
+      names?.removeAll { Self.isKeptChange($0, of: fileName) }
+    }
+    return brought
+  }
+
   /// Takes in the changes kept beside the file now, listing its folder again (the listing
   /// ``subscribe(in:onChange:)`` made is kept for the whole process); but for the reference's
   /// own when `others`: it holds them still, and its own save merges them as it should (a

@@ -155,8 +155,9 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     in context: StorageContext, onChange: @escaping @Sendable () -> Void
   ) -> StorageSubscription? {
     if pathProblem != nil { return nil }
-    let (leftovers, copies) = TemporaryFile.removeAbandoned(
+    let (found, copies) = TemporaryFile.removeAbandoned(
       besides: file, path: filePath, in: context)
+    let leftovers = found + bringBackChangesKeptAway(in: context)
     let subscription = syncSubscribe(in: context, onChange: onChange)
     if !leftovers.isEmpty {
       takeIn(leftovers, in: context)
