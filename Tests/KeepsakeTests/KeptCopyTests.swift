@@ -168,7 +168,6 @@ struct KeptCopyTests {
       try context.keptCopies(in: away).first {
         $0.url.lastPathComponent.hasPrefix(file.deletingPathExtension().lastPathComponent)
       })
-    defer { try? FileManager.default.removeItem(at: kept.url) }
     #expect(kept.reason == .unsaved)
     #expect(kept.original == file, "the file it is a change to, not a file in the state folder")
 

@@ -8,8 +8,12 @@ import KeepsakeTesting
 struct RealDisk {
   /// The folder the test's files are in; removed when the last copy of this goes away.
   let folder: TemporaryFolder
+  private let keptAway: KeptAwayCleanup
 
-  init() throws { folder = try TemporaryFolder() }
+  init() throws {
+    folder = try TemporaryFolder()
+    keptAway = KeptAwayCleanup(folder: folder.url.path)
+  }
 
   /// The clock the processes' coalesced saves run on, moved only by a test.
   ///
@@ -30,5 +34,27 @@ struct RealDisk {
     _ key: some SharedKey<Value>, in context: StorageContext, default value: Value
   ) -> Shared<Value> {
     StorageContext.withValue(context) { Shared(key, default: value) }
+  }
+}
+
+/// Removes, when the last copy of a disk goes, the changes its keys kept away from their files
+/// (a test that removes a file's folder under a key): an isolated context keeps them in a folder
+/// of the machine's temporary folder, which every test shares.
+private final class KeptAwayCleanup: Sendable {
+  let folder: String
+
+  init(folder: String) { self.folder = folder }
+
+  deinit {
+    let away = UnsavedChange.awayFolder(in: .inMemory(name: "cleanup"))
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: away.path)) ?? []
+    for name in names where name.contains(".unsaved-") {
+      let url = away.appendingPathComponent(name)
+      guard let data = try? Data(contentsOf: url),
+        let file = try? UnsavedChange.decoder.decode(UnsavedChange.self, from: data).file,
+        file.hasPrefix(folder + "/")
+      else { continue }
+      try? FileManager.default.removeItem(at: url)
+    }
   }
 }
