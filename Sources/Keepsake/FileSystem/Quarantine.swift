@@ -58,6 +58,22 @@ enum Quarantine {
     var plainOriginal: String { ext.isEmpty ? stem : "\(stem).\(ext)" }
   }
 
+  /// `names` in the order their copies were made: by the time in a copy's name, then its
+  /// counter within that second; other names last, by name.
+  ///
+  /// NB: not by name alone: the second copy of a second (`-2`) sorts before the first.
+  static func oldestFirst(_ names: [String]) -> [String] {
+    names.map { (name: $0, copy: parse($0)) }.sorted { a, b in
+      switch (a.copy, b.copy) {
+      case (let x?, let y?):
+        return (x.stamp, x.counter, a.name) < (y.stamp, y.counter, b.name)
+      case (.some, nil): return true
+      case (nil, .some): return false
+      case (nil, nil): return a.name < b.name
+      }
+    }.map(\.name)
+  }
+
   /// Whether `name` is the name of a quarantine, conflict or kept copy.
   static func isCopy(named name: String) -> Bool { parse(name) != nil }
 

@@ -148,7 +148,10 @@ extension FileStorageKey {
     // NB: one report for all it took in, as `lastConflict` holds one: so at most one change
     // that needs a conflict copy is taken in per pass; another waits, kept, for the next load.
     var report: SharedConflict?
-    for name in names {
+    // NB: oldest first, by the time in their names, not in the order the folder lists them: a
+    // change that took the place of an earlier one of its writer (still here, its removal not
+    // yet synced) holds it as a step, so the earlier one merged after it would undo it.
+    for name in Quarantine.oldestFirst(names) {
       let url = folder.appendingPathComponent(name)
       let taken: (resolution: SharedConflict.Resolution, copy: URL?)?
       if Quarantine.isCopy(

@@ -186,6 +186,41 @@ struct UnsavedChangeTests {
     #expect(unsavedCopies(in: disk).isEmpty)
   }
 
+  @Test("Two kept changes of one writer are taken in oldest first, whatever order the folder lists")
+  func keptChangesOldestFirst() async throws {
+    let disk = InMemoryFileSystem()
+    let context = StorageContext.inMemory(name: "newer", fileSystem: disk)
+    let file = URL(fileURLWithPath: "/sync/notes.json")
+    let encoder = JSONEncoder()
+    let one = [Note(id: 1, text: "one")]
+    let two = one + [Note(id: 2, text: "two")]
+    disk.setContents(try encoder.encode(one), at: file)
+    // An older version added note 2 and kept the change; then it deleted note 2 and kept that,
+    // with the first change as its step, in the same second: `-2`, which sorts first by name.
+    // The first copy's removal has not arrived yet.
+    let added = UnsavedChange(
+      reason: "refused", change: try encoder.encode(two), base: try encoder.encode(one))
+    var deleted = UnsavedChange(
+      reason: "refused", change: try encoder.encode(one), base: try encoder.encode(one))
+    deleted.steps = [UnsavedChange.Text(try encoder.encode(two))]
+    let folder = file.deletingLastPathComponent()
+    disk.setContents(
+      try UnsavedChange.encoder.encode(added),
+      at: folder.appendingPathComponent("notes.unsaved-20261206T120000Z.json"))
+    disk.setContents(
+      try UnsavedChange.encoder.encode(deleted),
+      at: folder.appendingPathComponent("notes.unsaved-20261206T120000Z-2.json"))
+
+    let notes = StorageContext.withValue(context) {
+      Shared(.fileStorage(file, saveInterval: .seconds(60)), default: [Note]())
+    }
+    try await notes.load()
+    #expect(notes.wrappedValue == one, "note 2, deleted last, stays deleted")
+    #expect(
+      try JSONDecoder().decode([Note].self, from: try #require(try disk.contents(of: file))) == one)
+    #expect(try disk.contentsOfDirectory(at: folder).allSatisfy { !$0.contains(".unsaved-") })
+  }
+
   @Test("A kept change holds the earlier values it replaced, the oldest going first past the size")
   func stepsStayWithinTheLargestFile() async throws {
     let disk = try RealDisk()
