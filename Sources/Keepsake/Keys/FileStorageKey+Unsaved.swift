@@ -104,10 +104,13 @@ extension FileStorageKey {
           == filePath,
         let data = try? fileSystem.contents(of: url, maximumSize: limit)
       else { continue }
-      // NB: made beside the file before the one away goes: a crash between leaves the change
-      // twice, which merges as once, never nowhere.
-      let beside = Quarantine.url(
-        for: file, existingNames: besides, marker: Quarantine.unsavedMarker)
+      // NB: under its own name where it is free, so its time still orders it among the changes
+      // taken in; made beside the file before the one away goes: a crash between leaves the
+      // change twice, which merges as once, never nowhere.
+      let beside =
+        besides.contains(name)
+        ? Quarantine.url(for: file, existingNames: besides, marker: Quarantine.unsavedMarker)
+        : folder.appendingPathComponent(name)
       guard (try? fileSystem.createAtomically(data, at: beside)) != nil else { continue }
       besides.insert(beside.lastPathComponent)
       try? fileSystem.removeItem(at: url)
