@@ -67,8 +67,7 @@ enum Baseline {
   /// Writes `data` to `url` with `open`, `write` and `close`, and no fsync.
   ///
   /// NB: for setup and for the outside writer of the watch figure. `Data.write(to:)` fsyncs on
-  /// Linux (measured: 1 ms a file on this disk), which made setting up 10,000 files the
-  /// slowest part of the run.
+  /// Linux, which made setting up 10,000 files the slowest part of the run.
   static func writeQuickly(_ data: Data, to url: URL) throws {
     let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw BenchmarkError("open of \(url.path) failed: \(errno)") }

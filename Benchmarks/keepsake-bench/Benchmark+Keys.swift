@@ -149,7 +149,7 @@ extension Benchmark {
   ///
   /// NB: the default is the app's value, made before the clock starts, as a `static let` default
   /// is: `Draft(body:)` makes a random `UUID`, which on Linux opens, reads and closes
-  /// `/dev/urandom` (3 µs, a third of the floor), a cost of the app's own code that the floor,
+  /// `/dev/urandom` (a large part of the floor), a cost of the app's own code that the floor,
   /// which never needs a default, would not share. Keepsake copies the default for every key.
   private static func createAndRead(
     _ urls: ArraySlice<URL>, in context: StorageContext

@@ -6,8 +6,7 @@ import Testing
 @testable import Keepsake
 
 /// Several processes writing different keys of one preferences suite at once lose none of them
-/// (swift-corelibs `UserDefaults` was measured to lose up to all 300 keys of one of three such
-/// processes).
+/// (swift-corelibs `UserDefaults` can lose every key of one of three such processes).
 @Suite("Preferences written by several processes")
 struct PreferencesProcessesTests {
   @Test("Three processes writing 300 keys each keep all 900")

@@ -100,8 +100,8 @@ struct ConflictCopyTests {
     let settings = disk.shared(Self.key(url), in: disk.process(), default: Settings(theme: ""))
     var pruned: [String] = []
     var last: SharedConflict?
-    // NB: 25 stands for the 200 conflicts measured (which left 196 copies): past the limit, each
-    // conflict removes one.
+    // NB: 25 stands for any number of conflicts past the limit: past it, each conflict removes
+    // one.
     for index in 0..<25 {
       last = try await Self.conflict(settings, at: url, theirs: "version \(index)")
       pruned += last?.prunedCopies.map(\.lastPathComponent) ?? []

@@ -4,8 +4,8 @@ import Keepsake
 /// A child process that writes keys of its own into one preferences suite, as one of several
 /// processes writing at once.
 ///
-/// swift-corelibs `UserDefaults` was measured to keep as few as 0 of 300 keys of one of three such
-/// processes; ``FilePreferences`` must keep every key of every process.
+/// swift-corelibs `UserDefaults` can lose every key of one of three such processes (it rewrites
+/// the whole suite from its own view); ``FilePreferences`` must keep every key of every process.
 public enum PreferencesWriterChild {
   /// Writes `count` keys named `<prefix>-<n>` into the suite at `url`, flushing every few keys
   /// so the processes' writes interleave, and flushes at the end.
