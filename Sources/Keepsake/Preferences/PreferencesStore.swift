@@ -42,14 +42,14 @@ package protocol PreferencesStore: Sendable {
 extension PreferencesStore {
   /// Why the suite as a whole could not be read, if it could not: its keys without a value
   /// report it as their load error rather than show their defaults as if nothing were stored.
-  package var readError: (any Error)? { nil }
+  var readError: (any Error)? { nil }
 
   /// The suite's read error: a store that reads its suite whole has no error of one key.
-  package func readError(forKey key: String) -> (any Error)? { readError }
+  func readError(forKey key: String) -> (any Error)? { readError }
 
   /// The stored value, as it is: a store without a URL form of its own keeps URLs as
   /// ``PreferenceValue/url(_:)``.
-  package func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
+  func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
 
   /// The suite's read error: a store that keeps no error of its writes has no other.
   package var lastError: (any Error)? { readError }
