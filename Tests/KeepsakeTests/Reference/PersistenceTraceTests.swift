@@ -71,7 +71,8 @@
 
       await counting {
         #expect(rename(theirs.path, url.path) == 0)
-        while !told.withLock({ $0 }) { usleep(1_000) }
+        // NB: a bound so that a watch that never reports fails the run rather than hangs it.
+        for _ in 0..<60_000 where !told.withLock({ $0 }) { usleep(1_000) }
         // The reload's end, after observers were told.
         await disk.clock.advance(by: .zero)
       }
