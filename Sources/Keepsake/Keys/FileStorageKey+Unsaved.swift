@@ -99,10 +99,8 @@ extension FileStorageKey {
     let names = (try? fileSystem.contentsOfDirectory(at: away)) ?? []
     for name in names.sorted() where Self.isKeptChange(name, of: fileName) {
       let url = away.appendingPathComponent(name)
-      guard
-        UnsavedChange.original(ofKeptAway: url, in: context, maximumSize: limit)?.path
-          == filePath,
-        let data = try? fileSystem.contents(of: url, maximumSize: limit)
+      guard let kept = UnsavedChange.keptAway(at: url, in: context, maximumSize: limit),
+        kept.file.path == filePath
       else { continue }
       // NB: under its own name where it is free, so its time still orders it among the changes
       // taken in; made beside the file before the one away goes: a crash between leaves the
@@ -111,7 +109,7 @@ extension FileStorageKey {
         besides.contains(name)
         ? Quarantine.url(for: file, existingNames: besides, marker: Quarantine.unsavedMarker)
         : folder.appendingPathComponent(name)
-      guard (try? fileSystem.createAtomically(data, at: beside)) != nil else { continue }
+      guard (try? fileSystem.createAtomically(kept.data, at: beside)) != nil else { continue }
       besides.insert(beside.lastPathComponent)
       try? fileSystem.removeItem(at: url)
       brought.append(beside.lastPathComponent)
@@ -370,12 +368,20 @@ struct UnsavedChange: Codable, Sendable {
   /// NB: only there: a path a file names is where a restore writes, and the folder beside a
   /// file may be one that other people write (see "Folders other users can write").
   static func original(ofKeptAway url: URL, in context: StorageContext, maximumSize: Int) -> URL? {
+    keptAway(at: url, in: context, maximumSize: maximumSize)?.file
+  }
+
+  /// The change kept away from its file at `url`: the file it names and its bytes, read once;
+  /// `nil` where ``original(ofKeptAway:in:maximumSize:)`` is.
+  static func keptAway(
+    at url: URL, in context: StorageContext, maximumSize: Int
+  ) -> (file: URL, data: Data)? {
     let away = awayFolder(in: context).standardizedFileURL.path
     guard url.deletingLastPathComponent().standardizedFileURL.path == away,
       let data = try? context.fileSystem.contents(of: url, maximumSize: maximumSize),
       let path = try? decoder.decode(UnsavedChange.self, from: data).file, path.hasPrefix("/")
     else { return nil }
-    return URL(fileURLWithPath: path)
+    return (URL(fileURLWithPath: path), data)
   }
 
   static var encoder: JSONEncoder {
