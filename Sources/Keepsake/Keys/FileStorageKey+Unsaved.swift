@@ -225,7 +225,8 @@ extension FileStorageKey {
     at url: URL, in context: StorageContext, keepingCopy: Bool
   ) throws -> (resolution: SharedConflict.Resolution, copy: URL?) {
     let fileSystem = context.fileSystem
-    guard let data = try fileSystem.contents(of: url, maximumSize: maximumFileSize * 2 + 4096)
+    let limit = StorageContext.unsavedReadLimit(maximumFileSize)
+    guard let data = try fileSystem.contents(of: url, maximumSize: limit)
     else { throw FileSystemError(.read, path: url.path, reason: .posix(code: ENOENT)) }
     let kept = try UnsavedChange.decoder.decode(UnsavedChange.self, from: data)
     let ours = try decode(kept.changeData)

@@ -221,6 +221,29 @@ struct UnsavedChangeTests {
     #expect(try disk.contentsOfDirectory(at: folder).allSatisfy { !$0.contains(".unsaved-") })
   }
 
+  @Test("A key with no size limit takes in a kept change: its read limit does not overflow")
+  func keptChangeWithoutSizeLimit() async throws {
+    let disk = InMemoryFileSystem()
+    let context = StorageContext.inMemory(name: "unlimited", fileSystem: disk)
+    let file = URL(fileURLWithPath: "/sync/notes.json")
+    let encoder = JSONEncoder()
+    let one = [Note(id: 1, text: "one")]
+    let two = one + [Note(id: 2, text: "two")]
+    disk.setContents(try encoder.encode(one), at: file)
+    let kept = UnsavedChange(
+      reason: "refused", change: try encoder.encode(two), base: try encoder.encode(one))
+    disk.setContents(
+      try UnsavedChange.encoder.encode(kept),
+      at: file.deletingLastPathComponent().appendingPathComponent(
+        "notes.unsaved-20261206T120000Z.json"))
+
+    let notes = StorageContext.withValue(context) {
+      Shared(.fileStorage(file, maximumFileSize: .max), default: [Note]())
+    }
+    try await notes.load()
+    #expect(notes.wrappedValue == two)
+  }
+
   @Test("A kept change holds the earlier values it replaced, the oldest going first past the size")
   func stepsStayWithinTheLargestFile() async throws {
     let disk = try RealDisk()
