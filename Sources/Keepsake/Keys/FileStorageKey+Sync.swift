@@ -21,6 +21,12 @@ extension FileStorageKey {
     target.mergeByField = { [self] base, ours, theirs, baseIsCommon in
       mergeByField(base: base, ours: ours, theirs: theirs, baseIsCommon: baseIsCommon)
     }
+    target.applyKeptChange = { [self] data, value in
+      guard let kept = try? UnsavedChange.decoder.decode(UnsavedChange.self, from: data),
+        let merged = try? merging(kept, into: value)
+      else { return nil }
+      return merged.0
+    }
     return target
   }
 
@@ -65,18 +71,40 @@ extension FileStorageKey {
   }
 
   /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
-  /// `parent`, the file's bytes just read, or else the version the key last read or wrote.
-  func syncEncode(_ value: Value, over parent: Data? = nil, in context: StorageContext) throws
-    -> Data
-  {
+  /// `parent`, the file's bytes just read, or else the version the key last read or wrote;
+  /// `takingIn`: the kept change the value merged (see ``syncDidSeeKeptChange(_:in:)``).
+  func syncEncode(
+    _ value: Value, over parent: Data? = nil, takingIn keptChange: String? = nil,
+    in context: StorageContext
+  ) throws -> Data {
     // NB: the target (three closures) is made only in a synced folder.
     guard sync.encodeWithAncestry != nil, isSynced(in: context, data: parent) else {
       return try encode(value)
     }
     let target = syncTarget
     let known = parent.map { FileVersion($0, readsAncestry: true) } ?? sync.state.known
-    let ancestry = Ancestry.child(of: known, writer: sync.state.device(target, in: context))
+    let ancestry = Ancestry.child(
+      of: known, writer: sync.state.device(target, in: context), takingIn: keptChange)
     return try target.encode(value, ancestry: ancestry)
+  }
+
+  /// The key is about to take `data`, a change an older version of the app kept beside the
+  /// file, into `stored`, the file's bytes: in a synced folder whose versions carry their
+  /// ancestry, this device keeps it (a base it may need, see `SyncResolver+Base.swift`), and
+  /// returns the hash that names it in the ancestry of the version that takes it in; else `nil`.
+  func syncDidSeeKeptChange(
+    _ data: Data, into stored: Data, in context: StorageContext
+  ) -> String? {
+    guard sync.encodeWithAncestry != nil, isSynced(in: context, data: stored) else { return nil }
+    let hash = FileVersion.hash(of: data)
+    let target = syncTarget
+    let store = target.store(in: context)
+    // NB: recorded in the order changes are taken in, oldest first: the order a base that
+    // needs several applies them in.
+    SyncState.queue.async {
+      store.record(data, hash: hash, kind: .keptChange, of: target.url)
+    }
+    return hash
   }
 
   /// The key wrote `data`: the parent of its next save, and a save this device keeps.

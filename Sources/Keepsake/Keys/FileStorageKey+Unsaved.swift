@@ -221,6 +221,10 @@ extension FileStorageKey {
   /// change merges: field by field where the value merges so, a field changed on both sides
   /// keeping the kept change's and the file's version as a conflict copy (returned), and the
   /// members of the file this model does not read kept.
+  ///
+  /// In a synced folder the version written lists the change it took in (see
+  /// `Ancestry.keptChangeWriter`), and a file that lists it already has it: nothing is merged
+  /// again.
   private func adoptUnsavedChange(
     at url: URL, in context: StorageContext, keepingCopy: Bool
   ) throws -> (resolution: SharedConflict.Resolution, copy: URL?) {
@@ -229,7 +233,6 @@ extension FileStorageKey {
     guard let data = try fileSystem.contents(of: url, maximumSize: limit)
     else { throw FileSystemError(.read, path: url.path, reason: .posix(code: ENOENT)) }
     let kept = try UnsavedChange.decoder.decode(UnsavedChange.self, from: data)
-    let ours = try decode(kept.changeData)
     let identity = try fileSystem.identity(of: file)
     let stored = try fileSystem.contents(of: file, maximumSize: maximumFileSize)
     guard let stored else {
@@ -238,37 +241,20 @@ extension FileStorageKey {
       throw FileSystemError(.read, path: file.path, reason: .posix(code: ENOENT))
     }
     let theirs = try decode(stored)
+    let keptHash = syncDidSeeKeptChange(data, into: stored, in: context)
+    if let keptHash, FileVersion(stored, readsAncestry: true).includes(keptHash) {
+      return (.merged(overlapping: []), nil)
+    }
     // A value that does not merge keeps the change where it is: it is a copy of its own,
     // which `keepsake quarantined` lists and `keepsake restore` can put back.
-    let keepsChange = FileSystemError(.write, path: url.path, reason: .alreadyExists)
-    guard let base = try kept.baseData.map(decode) else { throw keepsChange }
-    // Step by step: each earlier kept value, then the change, merged over what the steps before
-    // made, each against the one before it. Where another device merged an earlier step already,
-    // that step changes nothing, and what the later ones undid of it (an element deleted) is
-    // still a change. NB: a step that does not read (someone edited the kept file) is left
-    // out: the change holds all it held, and merges against the step before, as with no steps.
-    let steps = (kept.steps ?? []).compactMap { $0.bytes.flatMap { try? decode($0) } }
-    var merged = theirs
-    var conflicts: [String] = []
-    var stepBase = base
-    for step in steps + [ours] {
-      let stepConflicts: [String]
-      switch mergeByField(base: stepBase, ours: step, theirs: merged) {
-      case .merged(let value, let fieldConflicts, _):
-        (merged, stepConflicts) = (value, fieldConflicts)
-      case .keepBoth:
-        throw keepsChange
-      case .notApplicable:
-        guard let merge else { throw keepsChange }
-        let result = merge.merge(base: stepBase, ours: step, theirs: merged)
-        (merged, stepConflicts) = (result.value, result.conflicts)
-      }
-      conflicts += stepConflicts.filter { !conflicts.contains($0) }
-      stepBase = step
+    guard let (merged, conflicts) = try merging(kept, into: theirs) else {
+      throw FileSystemError(.write, path: url.path, reason: .alreadyExists)
     }
     // Theirs is kept durably before ours replaces it, when a field changed on both sides.
     let keepsTheirs = mergesByField && !conflicts.isEmpty
-    if keepsTheirs && !keepingCopy { throw keepsChange }
+    if keepsTheirs && !keepingCopy {
+      throw FileSystemError(.write, path: url.path, reason: .alreadyExists)
+    }
     let copy = keepsTheirs ? try keepConflictCopy(stored, in: context).url : nil
     // NB: what the file holds that this model does not read is written back, as every save
     // does, from the document just read: never through the reference's own last read, which
@@ -277,119 +263,47 @@ extension FileStorageKey {
     // does, so other devices merge it from a known base.
     syncDidRead(stored, in: context)
     let written = keepingUnknownMembers(
-      try syncEncode(merged, over: stored, in: context), of: [(stored, theirs)])
+      try syncEncode(merged, over: stored, takingIn: keptHash, in: context),
+      of: [(stored, theirs)])
     try fileSystem.replaceAtomically(
       written, at: file, expecting: identity, creatingFolder: false)
     syncDidWrite(written, in: context)
     return (.merged(overlapping: conflicts), copy)
   }
-}
 
-/// The file an unsaved change is kept in.
-///
-/// The change and its base are the bytes the program would have written, as text when they are
-/// UTF-8 (JSON, readable by a person) and in Base64 otherwise.
-struct UnsavedChange: Codable, Sendable {
-  /// What the file is, for a person who opens it.
-  var about = "A change Keepsake could not save into its file; merged into it when it can be."
-  var reason: String
-  /// The path of the file it is a change to, when it is kept away from it, in the state folder
-  /// (its folder was gone): its name tells only the file's name.
-  var file: String?
-  var change: String?
-  var changeBase64: String?
-  var base: String?
-  var baseBase64: String?
-  /// The values of the earlier kept changes this one took the place of, oldest first (at most
-  /// ``stepLimit``): merged in turn before the change, since another device may have merged one
-  /// of them before its removal reached this one.
-  var steps: [Text]?
-
-  /// The most earlier values a kept change holds.
-  static let stepLimit = 8
-
-  /// Bytes as text when they are UTF-8 (JSON, readable by a person), else in Base64.
-  struct Text: Codable, Sendable {
-    var text: String?
-    var base64: String?
-
-    init(_ data: Data) {
-      if let text = String(data: data, encoding: .utf8) {
-        self.text = text
-      } else {
-        base64 = data.base64EncodedString()
-      }
-    }
-
-    init(text: String?, base64: String?) {
-      self.text = text
-      self.base64 = base64
-    }
-
-    /// The bytes, or `nil` when there are none (or the Base64 is damaged).
-    var bytes: Data? {
-      if let text { return Data(text.utf8) }
-      return base64.flatMap { Data(base64Encoded: $0) }
-    }
-  }
-
-  init(reason: String, change: Data, base: Data?) {
-    self.reason = reason
-    let change = Text(change)
-    (self.change, changeBase64) = (change.text, change.base64)
-    if let base = base.map(Text.init) { (self.base, baseBase64) = (base.text, base.base64) }
-  }
-
-  var changeData: Data {
-    get throws {
-      guard let data = Text(text: change, base64: changeBase64).bytes else {
-        throw FormatError.notJSON(byteCount: 0, offset: 0, reason: "no change in the kept file")
-      }
-      return data
-    }
-  }
-
-  var baseData: Data? { Text(text: base, base64: baseBase64).bytes }
-
-  /// Where a change is kept when its file's folder is gone: `unsaved` in the per-device state
-  /// folder, or, for isolated storage (tests, previews), in a folder of the system's temporary
-  /// folder, so a test never writes the user's state.
-  static func awayFolder(in context: StorageContext) -> URL {
-    let root =
-      context.isIsolated
-      ? URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
-        .appendingPathComponent("keepsake-state-\(getuid())", isDirectory: true)
-      : BaseStore.defaultRoot(environment: ProcessInfo.processInfo.environment)
-    return root.appendingPathComponent("unsaved", isDirectory: true)
-  }
-
-  /// The file the change at `url` was kept away from, when `url` is in the folder such changes
-  /// are kept in (see ``awayFolder(in:)``); `nil` elsewhere, or when it cannot be read.
+  /// `value` with the kept change merged into it, and the parts changed on both sides; `nil`
+  /// when the value does not merge (the change is then kept as it is).
   ///
-  /// NB: only there: a path a file names is where a restore writes, and the folder beside a
-  /// file may be one that other people write (see "Folders other users can write").
-  static func original(ofKeptAway url: URL, in context: StorageContext, maximumSize: Int) -> URL? {
-    keptAway(at: url, in: context, maximumSize: maximumSize)?.file
+  /// Step by step: each earlier kept value, then the change, merged over what the steps before
+  /// made, each against the one before it. Where another device merged an earlier step already,
+  /// that step changes nothing, and what the later ones undid of it (an element deleted) is
+  /// still a change.
+  ///
+  /// - Throws: What decoding the change throws (a newer version's, say).
+  func merging(_ kept: UnsavedChange, into value: Value) throws -> (Value, [String])? {
+    let ours = try decode(kept.changeData)
+    guard let base = try kept.baseData.map(decode) else { return nil }
+    // NB: a step that does not read (someone edited the kept file) is left out: the change
+    // holds all it held, and merges against the step before, as with no steps.
+    let steps = (kept.steps ?? []).compactMap { $0.bytes.flatMap { try? decode($0) } }
+    var merged = value
+    var conflicts: [String] = []
+    var stepBase = base
+    for step in steps + [ours] {
+      let stepConflicts: [String]
+      switch mergeByField(base: stepBase, ours: step, theirs: merged) {
+      case .merged(let value, let fieldConflicts, _):
+        (merged, stepConflicts) = (value, fieldConflicts)
+      case .keepBoth:
+        return nil
+      case .notApplicable:
+        guard let merge else { return nil }
+        let result = merge.merge(base: stepBase, ours: step, theirs: merged)
+        (merged, stepConflicts) = (result.value, result.conflicts)
+      }
+      conflicts += stepConflicts.filter { !conflicts.contains($0) }
+      stepBase = step
+    }
+    return (merged, conflicts)
   }
-
-  /// The change kept away from its file at `url`: the file it names and its bytes, read once;
-  /// `nil` where ``original(ofKeptAway:in:maximumSize:)`` is.
-  static func keptAway(
-    at url: URL, in context: StorageContext, maximumSize: Int
-  ) -> (file: URL, data: Data)? {
-    let away = awayFolder(in: context).standardizedFileURL.path
-    guard url.deletingLastPathComponent().standardizedFileURL.path == away,
-      let data = try? context.fileSystem.contents(of: url, maximumSize: maximumSize),
-      let path = try? decoder.decode(UnsavedChange.self, from: data).file, path.hasPrefix("/")
-    else { return nil }
-    return (URL(fileURLWithPath: path), data)
-  }
-
-  static var encoder: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return encoder
-  }
-
-  static var decoder: JSONDecoder { JSONDecoder() }
 }

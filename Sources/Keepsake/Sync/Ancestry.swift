@@ -20,6 +20,12 @@ import Foundation
 ///
 /// A version written by a merge of a conflict copy is written by ``mergeWriter``: every device
 /// that resolves the same copy writes the same bytes, and the engine sees no new conflict.
+///
+/// A version that took in a change an older version of the app kept beside the file lists that
+/// change too, as an entry of ``keptChangeWriter`` (the hash of the kept file's bytes, at its
+/// parent's generation): two devices that each took in the same kept change, apart, then merge
+/// from a base that has it (see `SyncResolver+Base.swift`), so what a later change undid of it
+/// stays undone.
 struct Ancestry: Equatable, Sendable {
   /// One earlier version.
   struct Entry: Hashable, Sendable {
@@ -30,6 +36,9 @@ struct Ancestry: Equatable, Sendable {
     var device: String
 
     var text: String { "\(generation).\(hash).\(device)" }
+
+    /// Whether the entry names a kept change taken in, not a version of the file.
+    var isKeptChange: Bool { device == Ancestry.keptChangeWriter }
 
     /// Newest first; then by hash, so that every device orders equal generations alike.
     static func newerFirst(_ a: Entry, _ b: Entry) -> Bool {
@@ -54,14 +63,27 @@ struct Ancestry: Equatable, Sendable {
   static let mergeWriter = "merge"
   /// The writer of a version that carried no ancestry (a plain file, an older Keepsake).
   static let unknownWriter = "unknown"
+  /// The "writer" of an entry that names a kept change a version took in.
+  ///
+  /// NB: in the alphabet of device IDs, and shorter than any: a build that does not know it
+  /// reads it as a device's version it does not hold, and merges as without it (it waits, then
+  /// takes an older common version), rather than dropping the whole ancestry.
+  static let keptChangeWriter = "KEPT"
 
   /// The generation of the version that carries this ancestry.
   var generation: Int { (versions.map(\.generation).max() ?? 0) + 1 }
 
-  /// The ancestry of a new version written by `writer` over `parent` (`nil` for no file).
-  static func child(of parent: FileVersion?, writer: String) -> Ancestry {
+  /// The ancestry of a new version written by `writer` over `parent` (`nil` for no file);
+  /// `takingIn`: the hash of the kept change (its file's bytes) the new version merged.
+  static func child(
+    of parent: FileVersion?, writer: String, takingIn keptChange: String? = nil
+  ) -> Ancestry {
     guard let parent else { return Ancestry(writer: writer, versions: []) }
-    let candidates = parent.lineage
+    var candidates = parent.lineage
+    if let keptChange {
+      candidates.append(
+        Entry(generation: parent.entry.generation, hash: keptChange, device: keptChangeWriter))
+    }
     return Ancestry(
       writer: writer, versions: thin(candidates, generation: parent.entry.generation + 1))
   }
@@ -82,7 +104,7 @@ struct Ancestry: Equatable, Sendable {
     }
     let sorted = unique.values.sorted(by: Entry.newerFirst)
     var newestByDevice: [String: Entry] = [:]
-    for entry in sorted where newestByDevice[entry.device] == nil {
+    for entry in sorted where newestByDevice[entry.device] == nil && !entry.isKeptChange {
       newestByDevice[entry.device] = entry
     }
     let pinned = Set(

@@ -9,7 +9,8 @@ import Synchronization
 /// Apple platforms and `~/.local/state/keepsake/` on the others, on the storage context's file system: under test,
 /// on the test's own disk. Per file, a folder holds whole versions, one file each, named
 /// `<time>-<kind>-<hash>.json` (`kind`: `w` a save of this device, `m` a merge this device
-/// wrote, `r` a version it read), so that every process of the device shares them without an
+/// wrote, `r` a version it read, `k` a change an older version kept beside it, which this
+/// device took in), so that every process of the device shares them without an
 /// index to lock. It also keeps the device's ID (`device`), which this device's saves write into
 /// their ancestry.
 ///
@@ -25,9 +26,12 @@ struct BaseStore: Sendable {
     case merged = "m"
     /// A version this device read (another device's, or another process's).
     case read = "r"
+    /// Not a version: the file of a change an older version of the app kept beside it, which
+    /// this device took in (see `Ancestry.keptChangeWriter`), kept to build merge bases with.
+    case keptChange = "k"
 
     /// Written by this device, so only this device may hold it.
-    var isOwn: Bool { self != .read }
+    var isOwn: Bool { self == .wrote || self == .merged }
   }
 
   /// One stored version.

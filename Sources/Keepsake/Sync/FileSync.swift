@@ -64,6 +64,9 @@ struct SyncTarget<Value: Sendable>: Sendable {
   var mergeByField: @Sendable (Value, Value, Value, Bool) -> FieldMergeOutcome<Value> = {
     _, _, _, _ in .notApplicable
   }
+  /// The value with a kept change (the bytes of its file) merged into it, as its take-in
+  /// merges it (see `FileStorageKey.merging(_:into:)`); `nil` when it does not read or merge.
+  var applyKeptChange: @Sendable (Data, Value) -> Value? = { _, _ in nil }
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`

@@ -20,30 +20,78 @@ extension SyncResolver {
   ) -> (Value, SyncedVersion.MergeBase)? {
     if mine.ancestry != nil && copy.ancestry != nil {
       let common = mine.commonVersions(with: copy)
-      if !common.isEmpty {
-        if let value = newestCommon(common) { return (value, .newestCommonVersion) }
+      let versions = common.filter { !$0.isKeptChange }
+      let keptChanges = common.filter(\.isKeptChange)
+      if let (value, tops) = newestCommon(versions) {
+        if let based = applying(keptChanges, notIn: tops, to: value) {
+          return (based, .newestCommonVersion)
+        }
         if atLoad || state.waited(for: name) < target.options.baseWait { return nil }
-        for entry in common.dropFirst() {
-          if let value = held(entry.hash) { return (value, .olderCommonVersion) }
+        // NB: without the kept changes both sides took in, it is not their newest common base.
+        return (value, .olderCommonVersion)
+      }
+      if !versions.isEmpty {
+        if atLoad || state.waited(for: name) < target.options.baseWait { return nil }
+        for entry in versions.dropFirst() {
+          guard let data = heldData(entry.hash), let value = try? target.decode(data) else {
+            continue
+          }
+          let version = FileVersion(data, readsAncestry: true)
+          return (applying(keptChanges, notIn: [version], to: value) ?? value, .olderCommonVersion)
         }
       }
-    } else if let value = guessedBase(mine, copy) {
-      return (value, .guessed)
+      // NB: no common version at all: no device can hold one, so there is nothing to wait for.
+      guard let fallback = state.fallback(as: Value.self) else { return nil }
+      return (applying(keptChanges, notIn: [], to: fallback) ?? fallback, .missing)
     }
-    // NB: no common version at all: no device can hold one, so there is nothing to wait for.
+    if let value = guessedBase(mine, copy) { return (value, .guessed) }
     guard let fallback = state.fallback(as: Value.self) else { return nil }
     return (fallback, .missing)
   }
 
-  /// The base of two versions whose common versions are `common` (newest first), or `nil`
-  /// when this device does not hold what it takes.
+  /// `value`, a version's (or several's: `versions`), with the kept changes both sides took in
+  /// (`keptChanges`) that none of `versions` has merged into it, as their take-in merged them;
+  /// `nil` when this device does not hold one of them.
+  ///
+  /// Two devices that each took in a kept change, apart, both hold it on top of their newest
+  /// common version: against that version alone, what a later change undid of it on one side
+  /// (a deletion) would look like nothing, and the other side's would win.
+  private func applying(
+    _ keptChanges: [Ancestry.Entry], notIn versions: [FileVersion], to value: Value
+  ) -> Value? {
+    let needed = Set(
+      keptChanges.lazy.map(\.hash).filter { hash in !versions.contains { $0.includes(hash) } })
+    guard !needed.isEmpty else { return value }
+    // In the order this device took them in, oldest first (the store's records are newest
+    // first): a later change of the same writer holds an earlier one as a step, and the
+    // earlier one merged after it would undo it.
+    let records = store.records(for: target.url).reversed().filter {
+      $0.kind == .keptChange && needed.contains($0.hash)
+    }
+    guard Set(records.map(\.hash)) == needed else { return nil }
+    var result = value
+    for record in records {
+      guard
+        let data = store.contents(
+          of: record, of: target.url,
+          maximumSize: StorageContext.unsavedReadLimit(target.maximumFileSize)),
+        let next = target.applyKeptChange(data, result)
+      else { return nil }
+      result = next
+    }
+    return result
+  }
+
+  /// The base of two versions whose common versions are `common` (newest first), and the
+  /// versions it is made of; `nil` when there are none or this device does not hold what it
+  /// takes.
   ///
   /// Usually the newest common version. But when devices merged copies concurrently, two common
   /// versions may each be newer than the other's history (a criss-cross: neither includes the
   /// other), and taking one alone would make a change of the other look new on one side only (a
   /// deletion would come back). The base is then their merge, against their own newest common
   /// version, as git's recursive strategy does: the same on every device that holds them.
-  private func newestCommon(_ common: [Ancestry.Entry]) -> Value? {
+  private func newestCommon(_ common: [Ancestry.Entry]) -> (Value, [FileVersion])? {
     guard let newest = common.first else { return nil }
     var tops: [(version: FileVersion, value: Value)] = []
     for entry in common {
@@ -56,12 +104,12 @@ extension SyncResolver {
       }
       tops.append((FileVersion(data, readsAncestry: true), value))
     }
-    guard tops.count > 1 else { return tops.first?.value }
+    guard tops.count > 1 else { return tops.first.map { ($0.value, [$0.version]) } }
     guard let merge = target.merge else { return nil }
     var shared = Set(tops[0].version.lineage.map(\.hash))
     for top in tops.dropFirst() { shared.formIntersection(top.version.lineage.map(\.hash)) }
     let inner =
-      tops[0].version.lineage.filter { shared.contains($0.hash) }
+      tops[0].version.lineage.filter { shared.contains($0.hash) && !$0.isKeptChange }
       .sorted(by: Ancestry.Entry.newerFirst)
       .lazy.compactMap { held($0.hash) }.first ?? state.fallback(as: Value.self)
     guard let inner else { return nil }
@@ -69,7 +117,7 @@ extension SyncResolver {
     for top in tops.dropFirst() {
       value = merge.merge(base: inner, ours: value, theirs: top.value).value
     }
-    return value
+    return (value, tops.map(\.version))
   }
 
   /// This device's best guess for files without ancestry (see ``SyncedVersion/MergeBase/guessed``).
@@ -90,7 +138,8 @@ extension SyncResolver {
     }
     let saves = Set(
       records.filter { (record: BaseStore.Record) in record.kind == .wrote }.map(\.hash))
-    for record in records where record.kind == .merged || !saves.contains(record.hash) {
+    for record in records
+    where record.kind == .merged || (record.kind == .read && !saves.contains(record.hash)) {
       if let value = held(record.hash) { return value }
     }
     return nil
@@ -100,7 +149,7 @@ extension SyncResolver {
   /// them: the base the members the model does not read are merged against.
   func newestCommonData(_ mine: FileVersion, _ copy: FileVersion) -> Data? {
     guard mine.ancestry != nil, copy.ancestry != nil,
-      let newest = mine.commonVersions(with: copy).first
+      let newest = mine.commonVersions(with: copy).first(where: { !$0.isKeptChange })
     else { return nil }
     return heldData(newest.hash)
   }

@@ -102,6 +102,23 @@ struct AncestryTests {
     #expect(try NotesFormat.decode(other) == [])
   }
 
+  @Test("A version that took in a kept change lists it, at its parent's generation, and reads back")
+  func keptChangeEntry() throws {
+    let first = FileVersion(try withAncestry(notes, over: nil), readsAncestry: true)
+    let ancestry = Ancestry.child(of: first, writer: "ANNAAAA", takingIn: "0123456789ab")
+    #expect(ancestry.generation == 2, "a kept change is no generation of the file")
+    let kept = try #require(ancestry.versions.first { $0.isKeptChange })
+    #expect(kept.hash == "0123456789ab")
+    #expect(kept.generation == first.entry.generation)
+    let data = try NotesFormat.encode(notes, ancestry: ancestry)
+    #expect(Ancestry(parsing: data) == ancestry)
+    let version = FileVersion(data, readsAncestry: true)
+    #expect(version.includes("0123456789ab"))
+    // Its children keep listing it while it is recent, and never pin it as a device's newest.
+    let later = chain(3, by: "BOBBBBB", from: version)
+    #expect(later.last?.includes("0123456789ab") == true)
+  }
+
   @Test("A long chain's list stays bounded and lists every version of its last 32 generations")
   func bounded() {
     let versions = chain(2000, by: "ANNAAAA")
