@@ -145,13 +145,20 @@ extension SyncResolver {
     return nil
   }
 
-  /// The bytes of the newest common version of the file and a copy, when this device keeps
-  /// them: the base the members the model does not read are merged against.
-  func newestCommonData(_ mine: FileVersion, _ copy: FileVersion) -> Data? {
+  /// The base document of the file and a copy, when this device keeps their newest common
+  /// version: `base`, the value they merge against, with what that version's bytes hold that
+  /// the model does not read; the base the members the model does not read are merged from.
+  ///
+  /// NB: the value, not the version's bytes alone: where the base is more than one version (a
+  /// criss-cross's merge, kept changes both sides took in), the bytes' fields the model reads
+  /// would differ from it, and the documents' merge would find conflicts the values' did not.
+  func newestCommonData(_ mine: FileVersion, _ copy: FileVersion, base: Value) -> Data? {
     guard mine.ancestry != nil, copy.ancestry != nil,
-      let newest = mine.commonVersions(with: copy).first(where: { !$0.isKeptChange })
+      let newest = mine.commonVersions(with: copy).first(where: { !$0.isKeptChange }),
+      let data = heldData(newest.hash), let value = try? target.decode(data),
+      let encoded = try? target.encode(base)
     else { return nil }
-    return heldData(newest.hash)
+    return target.keepingUnknownMembers(encoded, [(data, value)])
   }
 
   /// The value of the version `hash`, if this device keeps it and it still decodes.

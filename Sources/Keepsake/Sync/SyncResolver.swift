@@ -262,7 +262,7 @@ struct SyncResolver<Value: Sendable> {
       // here; else it is kept from both sides. A member it does not read changed on both
       // sides (a field of a newer version, which this one cannot see) is a conflict as any.
       let encoded = try target.encode(result.value, ancestry: ancestry)
-      if let baseData = newestCommonData(mine, copy),
+      if let baseData = newestCommonData(mine, copy, base: base),
         let threeWay = target.mergeDocuments(baseData, fileData, copyData)
       {
         merged = target.keepingUnknownMembers(encoded, [(threeWay.0, threeWay.1)])

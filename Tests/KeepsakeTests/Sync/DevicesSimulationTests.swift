@@ -8,6 +8,10 @@ import Testing
 /// edits and deletes notes of its own while the links between them come and go, and after they
 /// are all connected and quiet, every device's file is the same and holds exactly the notes of
 /// the model (which knows nothing of Keepsake: each device's live notes and their last texts).
+///
+/// With an older app, device 0 also runs a version of the app one format version older, which
+/// cannot read the file: each of its changes is kept beside the file, syncs like any file, and
+/// every device's newer app takes it in as it appears.
 @Suite("Three devices, repeated offline periods")
 struct DevicesSimulationTests {
   /// One device: its folder, its key (used the way an app's saves use it, one at a time) and
@@ -59,6 +63,7 @@ struct DevicesSimulationTests {
 
     func resolve() {
       key.mergeConflictCopies(in: folder.context)
+      key.takeInKeptChanges(in: folder.context)
       waitForRecords()
     }
 
@@ -66,6 +71,7 @@ struct DevicesSimulationTests {
     /// read becomes one this device holds (a base for later merges).
     func read() throws {
       _ = try key.load(in: folder.context)
+      key.takeInKeptChanges(in: folder.context)
       waitForRecords()
     }
 
@@ -98,6 +104,56 @@ struct DevicesSimulationTests {
     }
   }
 
+  /// A note as the older app knows it: version 1, which calls the text `body`; identified, so
+  /// the older app's value merges, and its kept changes hold their base.
+  struct OlderNote: Codable, Equatable, Identifiable, Sendable {
+    var id: Int
+    var body: String
+  }
+
+  /// The format as the older app knows it.
+  nonisolated enum OlderFormat: VersionedFormat {
+    typealias Value = [OlderNote]
+    static let currentVersion = 1
+  }
+
+  /// The older app on device 0: it cannot read the newer file, so every save of its is refused
+  /// and its change kept beside the file; the model of its own notes.
+  final class OlderApp {
+    let notes: Shared<[OlderNote]>
+    var own: [Int: String] = [:]
+    var next = 0
+
+    init(on folder: SyncedFolder) {
+      notes = StorageContext.withValue(folder.context) {
+        Shared(
+          .fileStorage(folder.notesURL, format: OlderFormat.self, saveInterval: .seconds(3600)),
+          default: [])
+      }
+    }
+
+    /// Adds, edits or deletes one of its notes, and tries to save.
+    func edit(_ random: inout SeededRandom) async {
+      let ids = own.keys.sorted()
+      let choice = ids.isEmpty ? 0 : random.next(below: 3)
+      if choice == 0 {
+        next += 1
+        let id = 90_000 + next
+        notes.withLock { $0.append(OlderNote(id: id, body: "\(id) first")) }
+        own[id] = "\(id) first"
+      } else {
+        let id = ids[random.next(below: ids.count)]
+        let text = "\(id) edit \(random.next(below: 1000))"
+        notes.withLock { notes in
+          notes.removeAll { $0.id == id }
+          if choice == 1 { notes.append(OlderNote(id: id, body: text)) }
+        }
+        own[id] = choice == 1 ? text : nil
+      }
+      _ = try? await notes.save()
+    }
+  }
+
   /// A small deterministic generator (SplitMix64).
   struct SeededRandom {
     var state: UInt64
@@ -111,17 +167,24 @@ struct DevicesSimulationTests {
   }
 
   func run(
-    seed: UInt64, rounds: Int, edits: Int, baseWait: Duration = .seconds(3600)
-  ) throws -> (devices: [Device], conflicts: Int) {
+    seed: UInt64, rounds: Int, edits: Int, baseWait: Duration = .seconds(3600),
+    olderApp: Bool = false
+  ) async throws -> (devices: [Device], conflicts: Int, older: OlderApp?) {
     var random = SeededRandom(state: seed)
     let devices = (0..<3).map { Device($0, baseWait: baseWait) }
     let engine = FakeSyncEngine(devices.map(\.folder))
     let pairs = [(0, 1), (0, 2), (1, 2)]
+    var older: OlderApp?
     for _ in 0..<rounds {
       // Each link is up or down for this round: devices go offline and come back.
       let links = pairs.filter { _ in random.next(below: 2) == 0 }
       for _ in 0..<edits {
         try devices[random.next(below: 3)].edit(&random)
+        // NB: opened once device 0 has the newer app's file, which it then cannot read.
+        if olderApp, older == nil, devices[0].folder.bytes("notes.json") != nil {
+          older = OlderApp(on: devices[0].folder)
+        }
+        if let older, random.next(below: 3) == 0 { await older.edit(&random) }
         if random.next(below: 2) == 0 {
           for (a, b) in links where engine.sync(a, b) {
             try devices[a].read()
@@ -149,14 +212,14 @@ struct DevicesSimulationTests {
       changed = changed || before != devices.map(\.folder.names)
       if !changed { break }
     }
-    return (devices, engine.conflicts)
+    return (devices, engine.conflicts, older)
   }
 
   @Test(
     "Every device ends with the same file, every note of the model in it, and no copies",
     arguments: [1, 2, 3, 4, 5] as [UInt64])
-  func converges(_ seed: UInt64) throws {
-    let (devices, conflicts) = try run(seed: seed, rounds: 6, edits: 12)
+  func converges(_ seed: UInt64) async throws {
+    let (devices, conflicts, _) = try await run(seed: seed, rounds: 6, edits: 12)
     var expected: [Int: String] = [:]
     for device in devices { expected.merge(device.own) { $1 } }
     for device in devices {
@@ -169,10 +232,10 @@ struct DevicesSimulationTests {
   @Test(
     "Far past the ancestry's reach they still converge and lose no note; deletions may come back",
     arguments: [1, 2] as [UInt64])
-  func convergesUnderHeavyDivergence(_ seed: UInt64) throws {
+  func convergesUnderHeavyDivergence(_ seed: UInt64) async throws {
     // 360 edits with links coming and going, and no wait for a device that holds a base: merges
     // against older common versions or the default.
-    let (devices, _) = try run(seed: seed, rounds: 12, edits: 30, baseWait: .zero)
+    let (devices, _, _) = try await run(seed: seed, rounds: 12, edits: 30, baseWait: .zero)
     var expected: [Int: String] = [:]
     for device in devices { expected.merge(device.own) { $1 } }
     let decided = devices.reduce(into: Set<Int>()) { $0.formUnion($1.reports.overlapping) }
@@ -191,6 +254,21 @@ struct DevicesSimulationTests {
       if let kept = stored[id], kept != text {
         #expect(decided.contains(id), "note \(id) kept another edit only as a reported overlap")
       }
+    }
+  }
+
+  @Test(
+    "With an older app keeping its changes on device 0, every device ends with its notes too",
+    arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+  func convergesWithAnOlderApp(_ seed: UInt64) async throws {
+    let (devices, _, older) = try await run(seed: seed, rounds: 6, edits: 12, olderApp: true)
+    let olderApp = try #require(older)
+    #expect(!olderApp.own.isEmpty || olderApp.next > 0, "the older app made changes")
+    var expected: [Int: String] = olderApp.own
+    for device in devices { expected.merge(device.own) { $1 } }
+    for device in devices {
+      #expect(device.stored == expected, "device \(device.index), seed \(seed)")
+      #expect(device.folder.names == ["notes.json"], "device \(device.index) has no copies left")
     }
   }
 }
