@@ -12,11 +12,16 @@ import Testing
 /// With an older app, device 0 also runs a version of the app one format version older, which
 /// cannot read the file: each of its changes is kept beside the file, syncs like any file, and
 /// every device's newer app takes it in as it appears.
+///
+/// NB: each run is on a thread of its own (`offThePool`): it blocks for seconds (in-memory disks,
+/// the sync queue's records), and on the concurrency pool's threads the runs stalled other
+/// suites' tests that wait a second of real time for an effect (a `TestStore`'s `receive`).
 @Suite("Three devices, repeated offline periods")
 struct DevicesSimulationTests {
   /// One device: its folder, its key (used the way an app's saves use it, one at a time) and
   /// the model of its own notes.
-  final class Device {
+  /// NB: unchecked: used by one thread at a time, the run's, then handed to the test.
+  final class Device: @unchecked Sendable {
     let index: Int
     let folder: SyncedFolder
     let key: FileStorageKey<[Note]>
@@ -119,7 +124,9 @@ struct DevicesSimulationTests {
 
   /// The older app on device 0: it cannot read the newer file, so every save of its is refused
   /// and its change kept beside the file; the model of its own notes.
-  final class OlderApp {
+  ///
+  /// NB: unchecked, as ``Device``.
+  final class OlderApp: @unchecked Sendable {
     let notes: Shared<[OlderNote]>
     var own: [Int: String] = [:]
     var next = 0
@@ -133,7 +140,7 @@ struct DevicesSimulationTests {
     }
 
     /// Adds, edits or deletes one of its notes, and tries to save.
-    func edit(_ random: inout SeededRandom) async {
+    func edit(_ random: inout SeededRandom) {
       let ids = own.keys.sorted()
       let choice = ids.isEmpty ? 0 : random.next(below: 3)
       if choice == 0 {
@@ -150,7 +157,13 @@ struct DevicesSimulationTests {
         }
         own[id] = choice == 1 ? text : nil
       }
-      _ = try? await notes.save()
+      // NB: the run's own thread waits for the save, which runs on the pool.
+      let saved = DispatchSemaphore(value: 0)
+      Task { [notes] in
+        _ = try? await notes.save()
+        saved.signal()
+      }
+      saved.wait()
     }
   }
 
@@ -169,7 +182,7 @@ struct DevicesSimulationTests {
   func run(
     seed: UInt64, rounds: Int, edits: Int, baseWait: Duration = .seconds(3600),
     olderApp: Bool = false
-  ) async throws -> (devices: [Device], conflicts: Int, older: OlderApp?) {
+  ) throws -> (devices: [Device], conflicts: Int, older: OlderApp?) {
     var random = SeededRandom(state: seed)
     let devices = (0..<3).map { Device($0, baseWait: baseWait) }
     let engine = FakeSyncEngine(devices.map(\.folder))
@@ -184,7 +197,7 @@ struct DevicesSimulationTests {
         if olderApp, older == nil, devices[0].folder.bytes("notes.json") != nil {
           older = OlderApp(on: devices[0].folder)
         }
-        if let older, random.next(below: 3) == 0 { await older.edit(&random) }
+        if let older, random.next(below: 3) == 0 { older.edit(&random) }
         if random.next(below: 2) == 0 {
           for (a, b) in links where engine.sync(a, b) {
             try devices[a].read()
@@ -219,7 +232,9 @@ struct DevicesSimulationTests {
     "Every device ends with the same file, every note of the model in it, and no copies",
     arguments: [1, 2, 3, 4, 5] as [UInt64])
   func converges(_ seed: UInt64) async throws {
-    let (devices, conflicts, _) = try await run(seed: seed, rounds: 6, edits: 12)
+    let (devices, conflicts, _) = try await offThePool {
+      Result { try run(seed: seed, rounds: 6, edits: 12) }
+    }.get()
     var expected: [Int: String] = [:]
     for device in devices { expected.merge(device.own) { $1 } }
     for device in devices {
@@ -235,7 +250,9 @@ struct DevicesSimulationTests {
   func convergesUnderHeavyDivergence(_ seed: UInt64) async throws {
     // 360 edits with links coming and going, and no wait for a device that holds a base: merges
     // against older common versions or the default.
-    let (devices, _, _) = try await run(seed: seed, rounds: 12, edits: 30, baseWait: .zero)
+    let (devices, _, _) = try await offThePool {
+      Result { try run(seed: seed, rounds: 12, edits: 30, baseWait: .zero) }
+    }.get()
     var expected: [Int: String] = [:]
     for device in devices { expected.merge(device.own) { $1 } }
     let decided = devices.reduce(into: Set<Int>()) { $0.formUnion($1.reports.overlapping) }
@@ -261,7 +278,9 @@ struct DevicesSimulationTests {
     "With an older app keeping its changes on device 0, every device ends with its notes too",
     arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
   func convergesWithAnOlderApp(_ seed: UInt64) async throws {
-    let (devices, _, older) = try await run(seed: seed, rounds: 6, edits: 12, olderApp: true)
+    let (devices, _, older) = try await offThePool {
+      Result { try run(seed: seed, rounds: 6, edits: 12, olderApp: true) }
+    }.get()
     let olderApp = try #require(older)
     #expect(!olderApp.own.isEmpty || olderApp.next > 0, "the older app made changes")
     var expected: [Int: String] = olderApp.own
