@@ -20,6 +20,7 @@ import Testing
 struct DevicesSimulationTests {
   /// One device: its folder, its key (used the way an app's saves use it, one at a time) and
   /// the model of its own notes.
+  ///
   /// NB: unchecked: used by one thread at a time, the run's, then handed to the test.
   final class Device: @unchecked Sendable {
     let index: Int
