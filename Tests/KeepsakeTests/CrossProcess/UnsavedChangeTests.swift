@@ -78,25 +78,13 @@ struct UnsavedChangeTests {
     #expect(unsavedCopies(in: disk).isEmpty)
   }
 
-  /// A note as version 1 of the app knew it.
-  struct NoteV1: Codable, Equatable, Identifiable, Sendable {
-    var id: Int
-    var body: String
-  }
-
-  /// The notes format as version 1 of the app knew it.
-  nonisolated enum OldNotesFormat: VersionedFormat {
-    typealias Value = [NoteV1]
-    static let currentVersion = 1
-  }
-
   /// The older app's reference of `file`, which the newer app wrote (one note) and closed.
-  func olderAppOverANewerFile(_ file: URL, on disk: RealDisk) throws -> Shared<[NoteV1]> {
+  func olderAppOverANewerFile(_ file: URL, on disk: RealDisk) throws -> Shared<[OldNote]> {
     try FileStorageKey<[Note]>.fileStorage(file, format: NotesFormat.self)
       .save([Note(id: 1, text: "from the newer app")], in: disk.process("newer"))
     return disk.shared(
       .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
-      in: disk.process("older"), default: [NoteV1]())
+      in: disk.process("older"), default: [OldNote]())
   }
 
   @Test("A process already open merges the change an older version kept, as it appears")
@@ -110,8 +98,8 @@ struct UnsavedChangeTests {
     try await newer.save()
     let older = disk.shared(
       .fileStorage(file, format: OldNotesFormat.self, saveInterval: .seconds(60)),
-      in: disk.process("older"), default: [NoteV1]())
-    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+      in: disk.process("older"), default: [OldNote]())
+    older.withLock { $0.append(OldNote(id: 2, body: "from the older app")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     // The newer process, open all along, is not asked to load: it sees the copy and merges it.
     #expect(
@@ -143,7 +131,7 @@ struct UnsavedChangeTests {
     // it, and refuses to save over it.
     let older = try olderAppOverANewerFile(file, on: disk)
     #expect(older.loadError != nil)
-    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+    older.withLock { $0.append(OldNote(id: 2, body: "from the older app")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     #expect(unsavedCopies(in: disk).count == 1, "kept beside the file, at once")
     // The newer app, opening the key again, migrates the kept change and merges it.
@@ -165,7 +153,7 @@ struct UnsavedChangeTests {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
     let older = try olderAppOverANewerFile(file, on: disk)
-    older.withLock { $0.append(NoteV1(id: 2, body: "from the older app")) }
+    older.withLock { $0.append(OldNote(id: 2, body: "from the older app")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     #expect(unsavedCopies(in: disk).count == 1)
     // Another device's newer app merged that kept change into the file; the copy's removal has
@@ -253,9 +241,9 @@ struct UnsavedChangeTests {
     let older = disk.shared(
       .fileStorage(
         file, format: OldNotesFormat.self, saveInterval: .seconds(60), maximumFileSize: 700),
-      in: disk.process("older"), default: [NoteV1]())
+      in: disk.process("older"), default: [OldNote]())
     for id in 2...6 {
-      older.withLock { $0.append(NoteV1(id: id, body: String(repeating: "x", count: 30))) }
+      older.withLock { $0.append(OldNote(id: id, body: String(repeating: "x", count: 30))) }
       await #expect(throws: SharedSaveError.self) { try await older.save() }
     }
     let kept = try #require(unsavedCopies(in: disk).first)
@@ -277,7 +265,7 @@ struct UnsavedChangeTests {
     let disk = try RealDisk()
     let file = disk.file("notes.json")
     let older = try olderAppOverANewerFile(file, on: disk)
-    older.withLock { $0.append(NoteV1(id: 2, body: "note 2")) }
+    older.withLock { $0.append(OldNote(id: 2, body: "note 2")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     let first = try #require(unsavedCopies(in: disk).first)
     // The coalesced save of the same change, or the app asking again: refused again, and the
@@ -287,7 +275,7 @@ struct UnsavedChangeTests {
     let change = try JSONDecoder().decode(
       UnsavedChange.self, from: try Data(contentsOf: disk.file(first)))
     #expect((change.steps ?? []).isEmpty, "no earlier value: nothing came before this change")
-    older.withLock { $0.append(NoteV1(id: 3, body: "note 3")) }
+    older.withLock { $0.append(OldNote(id: 3, body: "note 3")) }
     await #expect(throws: SharedSaveError.self) { try await older.save() }
     let second = try #require(unsavedCopies(in: disk).first)
     let changed = try JSONDecoder().decode(
@@ -301,7 +289,7 @@ struct UnsavedChangeTests {
     let file = disk.file("notes.json")
     let older = try olderAppOverANewerFile(file, on: disk)
     for id in 2...3 {
-      older.withLock { $0.append(NoteV1(id: id, body: "note \(id)")) }
+      older.withLock { $0.append(OldNote(id: id, body: "note \(id)")) }
       await #expect(throws: SharedSaveError.self) { try await older.save() }
     }
     let kept = disk.file(try #require(unsavedCopies(in: disk).first))

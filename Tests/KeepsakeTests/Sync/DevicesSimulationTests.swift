@@ -110,32 +110,19 @@ struct DevicesSimulationTests {
     }
   }
 
-  /// A note as the older app knows it: version 1, which calls the text `body`; identified, so
-  /// the older app's value merges, and its kept changes hold their base.
-  struct OlderNote: Codable, Equatable, Identifiable, Sendable {
-    var id: Int
-    var body: String
-  }
-
-  /// The format as the older app knows it.
-  nonisolated enum OlderFormat: VersionedFormat {
-    typealias Value = [OlderNote]
-    static let currentVersion = 1
-  }
-
   /// The older app on device 0: it cannot read the newer file, so every save of its is refused
   /// and its change kept beside the file; the model of its own notes.
   ///
   /// NB: unchecked, as ``Device``.
   final class OlderApp: @unchecked Sendable {
-    let notes: Shared<[OlderNote]>
+    let notes: Shared<[OldNote]>
     var own: [Int: String] = [:]
     var next = 0
 
     init(on folder: SyncedFolder) {
       notes = StorageContext.withValue(folder.context) {
         Shared(
-          .fileStorage(folder.notesURL, format: OlderFormat.self, saveInterval: .seconds(3600)),
+          .fileStorage(folder.notesURL, format: OldNotesFormat.self, saveInterval: .seconds(3600)),
           default: [])
       }
     }
@@ -147,14 +134,14 @@ struct DevicesSimulationTests {
       if choice == 0 {
         next += 1
         let id = 90_000 + next
-        notes.withLock { $0.append(OlderNote(id: id, body: "\(id) first")) }
+        notes.withLock { $0.append(OldNote(id: id, body: "\(id) first")) }
         own[id] = "\(id) first"
       } else {
         let id = ids[random.next(below: ids.count)]
         let text = "\(id) edit \(random.next(below: 1000))"
         notes.withLock { notes in
           notes.removeAll { $0.id == id }
-          if choice == 1 { notes.append(OlderNote(id: id, body: text)) }
+          if choice == 1 { notes.append(OldNote(id: id, body: text)) }
         }
         own[id] = choice == 1 ? text : nil
       }

@@ -70,18 +70,26 @@ struct SyncKeptChangeTests {
     return try UnsavedChange.encoder.encode(kept)
   }
 
+  /// The name of the change the older app kept first.
+  let added = "notes.unsaved-20261206T120000Z.json"
+
+  /// Three devices with the file of note 1; the older app on device 0 adds note 2, and, as it
+  /// cannot read the newer file, keeps the change beside it, which reaches devices 1 and 2.
+  func devicesWithAKeptAddition() throws -> Devices {
+    let devices = Devices()
+    try devices.keys[0].save(one, in: devices.folders[0].context)
+    try devices.sync([(0, 1), (0, 2)])
+    devices.folders[0].put(try kept(two, base: one), as: added)
+    try devices.sync([(0, 1), (0, 2)])
+    return devices
+  }
+
   @Test(
     "A deletion an older version kept stays deleted when two devices each took in its earlier change apart"
   )
   func keptDeletionStaysDeleted() throws {
-    let devices = Devices()
-    try devices.keys[0].save(one, in: devices.folders[0].context)
-    try devices.sync([(0, 1), (0, 2)])
-    // The older app on device 0 adds note 2; it cannot read the newer file, so it keeps the
-    // change beside it. Devices 1 and 2, apart from each other, each take it in.
-    let added = "notes.unsaved-20261206T120000Z.json"
-    devices.folders[0].put(try kept(two, base: one), as: added)
-    try devices.sync([(0, 1), (0, 2)])
+    let devices = try devicesWithAKeptAddition()
+    // Devices 1 and 2, apart from each other, each take in the addition.
     devices.takeIn(on: 1)
     devices.takeIn(on: 2)
     #expect(try devices.stored(on: 1) == two.texts)
@@ -104,12 +112,7 @@ struct SyncKeptChangeTests {
 
   @Test("A file that holds a kept change already is left as it is, and the change goes")
   func includedChangeNotMergedAgain() throws {
-    let devices = Devices()
-    try devices.keys[0].save(one, in: devices.folders[0].context)
-    try devices.sync([(0, 1), (0, 2)])
-    let added = "notes.unsaved-20261206T120000Z.json"
-    devices.folders[0].put(try kept(two, base: one), as: added)
-    try devices.sync([(0, 1), (0, 2)])
+    let devices = try devicesWithAKeptAddition()
     devices.takeIn(on: 1)
     // Device 1's file reaches device 2 before the change's removal does.
     let merged = try #require(devices.folders[1].bytes("notes.json"))

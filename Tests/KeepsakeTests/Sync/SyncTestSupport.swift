@@ -50,10 +50,17 @@ nonisolated enum NotesFormat: VersionedFormat {
     }
 }
 
-/// A note of version 1.
-struct OldNote: Codable, Equatable, Sendable {
+/// A note of version 1; identified, so an older app's value of them merges.
+struct OldNote: Codable, Equatable, Identifiable, Sendable {
   var id: Int
   var body: String
+}
+
+/// The notes format as version 1 of the app knew it: an older app, which cannot read the
+/// files of ``NotesFormat``.
+nonisolated enum OldNotesFormat: VersionedFormat {
+  typealias Value = [OldNote]
+  static let currentVersion = 1
 }
 
 /// Settings that cannot merge, in a versioned format.
