@@ -75,7 +75,7 @@ extension FileStorageKey {
 
   /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
   /// `parent`, the file's bytes just read, or else the version the key last read or wrote;
-  /// `takingIn`: the kept change the value merged (see ``syncDidSeeKeptChange(_:in:)``).
+  /// `takingIn`: the kept change the value merged (see ``syncDidSeeKeptChange(_:into:in:)``).
   func syncEncode(
     _ value: Value, over parent: Data? = nil, takingIn keptChange: String? = nil,
     in context: StorageContext
