@@ -57,12 +57,7 @@ extension FileStorageKey: CoordinatedKey {
     return .replaced(value, data: data, identity: read ?? identity)
   }
 
-  func remember(_ identity: FileIdentity?) {
-    known.set(identity)
-    // The reference took in the file's removal: its value is the default now, made on nothing,
-    // and its next save has no parent (see `syncDidRead(_:in:engine:)`).
-    if identity == nil { sync.state.forgetKnown() }
-  }
+  func remember(_ identity: FileIdentity?) { known.set(identity) }
 
   func write(_ value: Value, in context: StorageContext) throws {
     try checkPath()

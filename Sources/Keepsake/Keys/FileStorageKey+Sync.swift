@@ -54,10 +54,9 @@ extension FileStorageKey {
   /// version it knew, so a save of it into the name an engine emptied (Syncthing removes the
   /// file, then renames its new one in) descends from that version; when the rename goes over
   /// it, it is a save of this device the file does not include, and is merged back (see
-  /// `SyncResolver`). A ``load(in:)`` that finds no file, and a reference that takes the
-  /// removal in (its value the default), forget the version instead: a value made then is made
-  /// on nothing, and merged back as a child of the version it would delete all that version
-  /// held.
+  /// `SyncResolver`). A ``load(in:)`` that finds no file forgets the version instead: a value
+  /// made from it is made on nothing, and merged back as a child of the version it would delete
+  /// everything that version held.
   ///
   /// `engine` is the folder's engine when the caller looked it up already (see
   /// ``syncMergeBeforeLoading(in:)``).

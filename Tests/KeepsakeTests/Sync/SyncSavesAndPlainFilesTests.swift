@@ -65,46 +65,6 @@ struct SyncSavesAndPlainFilesTests {
     #expect(try devices.stored().texts == [1: "milk", 2: "rye bread"], "nothing of Bob's deleted")
   }
 
-  @Test(
-    "A reference's save after it took in the file's removal has no parent; one during the grace descends from what it knew"
-  )
-  func referenceSavesAroundARemoval() async throws {
-    for takesInRemoval in [true, false] {
-      let devices = TwoDevices()
-      let shared = try devices.save(start)
-      let clock = StorageClock.manual()
-      let context = StorageContext.inMemory(
-        name: "app", fileSystem: devices.here.disk, clock: clock)
-      let notes = StorageContext.withValue(context) {
-        Shared(devices.key, default: [Note]())
-      }
-      #expect(notes.wrappedValue == start)
-      // The engine removed the file; the reference sees it at once (its watch).
-      devices.here.disk.setContents(nil, at: devices.here.notesURL)
-      await clock.advance(
-        by: takesInRemoval ? PersistenceMachine.replacementGrace : .milliseconds(100))
-      #expect(notes.wrappedValue.isEmpty == takesInRemoval)
-      notes.withLock { $0.append(Note(id: 4, text: "tea")) }
-      try await notes.save()
-      waitForRecords()
-      let saved = try #require(devices.here.bytes("notes.json"))
-      let parent = FileVersion(shared, readsAncestry: true)
-      #expect(
-        FileVersion(saved, readsAncestry: true).ancestry?.versions.first
-          == (takesInRemoval ? nil : parent.entry))
-      // The engine's rename goes over it.
-      let bob = try devices.theirs(
-        [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
-      devices.here.put(bob, as: "notes.json")
-      devices.merge()
-      #expect(
-        try devices.stored().texts
-          == (takesInRemoval
-            ? [1: "milk", 2: "rye bread"] : [1: "milk", 2: "rye bread", 4: "tea"]),
-        "took in the removal: \(takesInRemoval)")
-    }
-  }
-
   @Test("A file brought back to an older version of this device's is left as it is")
   func restoredOlderVersionKept() throws {
     let devices = TwoDevices()
