@@ -47,6 +47,7 @@ extension FileStorageKey: CoordinatedKey {
     }
     guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
       known.saw(nil)
+      if last != nil { syncDidRead(nil, in: context) }
       return last == nil && !removedUnseen ? .unchanged : .deleted
     }
     let value = try decodeFile(data)

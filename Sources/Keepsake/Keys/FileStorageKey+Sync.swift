@@ -47,21 +47,20 @@ extension FileStorageKey {
     return copy
   }
 
-  /// The key has read `data`, the file's bytes: in a synced folder, it is the parent of the
-  /// next save and a base this device keeps.
+  /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
+  /// it is the parent of the next save and a base this device keeps.
   ///
-  /// NB: a reference that finds the file removed does not call this: its value was made on the
-  /// version it knew, so a save of it into the name an engine emptied (Syncthing removes the
-  /// file, then renames its new one in) descends from that version; when the rename goes over
-  /// it, it is a save of this device the file does not include, and is merged back (see
-  /// `SyncResolver`). A ``load(in:)`` that finds no file forgets the version instead: a value
-  /// made from it is made on nothing, and merged back as a child of the version it would delete
-  /// everything that version held.
+  /// No file leaves the parent as it was: a save into the name an engine emptied (Syncthing
+  /// removes the file, then renames its new one in) descends from the version the key knew, so
+  /// when the rename goes over it, it is a save of this device the file does not include, and
+  /// is merged back (see `SyncResolver`); with no parent it would share no history with the
+  /// file, and be left out.
   ///
   /// `engine` is the folder's engine when the caller looked it up already (see
   /// ``syncMergeBeforeLoading(in:)``).
-  func syncDidRead(_ data: Data, in context: StorageContext, engine: SyncEngine?? = nil) {
+  func syncDidRead(_ data: Data?, in context: StorageContext, engine: SyncEngine?? = nil) {
     let state = sync.state
+    guard let data else { return }
     guard isSynced(in: context, data: data, engine: engine) else { return }
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
