@@ -50,17 +50,14 @@ extension FileStorageKey {
   /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
   /// it is the parent of the next save and a base this device keeps.
   ///
-  /// No file leaves the parent as it was: a save into the name an engine emptied (Syncthing
-  /// removes the file, then renames its new one in) descends from the version the key knew, so
-  /// when the rename goes over it, it is a save of this device the file does not include, and
-  /// is merged back (see `SyncResolver`); with no parent it would share no history with the
-  /// file, and be left out.
-  ///
   /// `engine` is the folder's engine when the caller looked it up already (see
   /// ``syncMergeBeforeLoading(in:)``).
   func syncDidRead(_ data: Data?, in context: StorageContext, engine: SyncEngine?? = nil) {
     let state = sync.state
-    guard let data else { return }
+    guard let data else {
+      state.setKnown(nil)
+      return
+    }
     guard isSynced(in: context, data: data, engine: engine) else { return }
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)

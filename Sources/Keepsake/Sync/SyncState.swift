@@ -73,12 +73,11 @@ final class SyncState: Sendable {
 
   // MARK: - The version the key knows
 
-  /// The version the key last read or wrote, also once the file is gone (see
-  /// `FileStorageKey.syncDidRead(_:in:engine:)`); `nil` when the key has not read it in sync
-  /// mode.
+  /// The version the key last read or wrote; `nil` when there is no file or the key has not
+  /// read it in sync mode.
   var known: FileVersion? { file.withSyncFields { $0.known } }
 
-  func setKnown(_ version: FileVersion) { file.withSyncFields { $0.known = version } }
+  func setKnown(_ version: FileVersion?) { file.withSyncFields { $0.known = version } }
 
   /// This device's ID, read from the store once per reference.
   func device<Value>(_ target: SyncTarget<Value>, in context: StorageContext) -> String {

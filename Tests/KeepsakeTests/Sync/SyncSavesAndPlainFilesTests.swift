@@ -25,28 +25,6 @@ struct SyncSavesAndPlainFilesTests {
     #expect(devices.here.bytes("notes.json") == merged)
   }
 
-  @Test(
-    "A save into a name the engine emptied descends from the version the key knew, and is merged back when the engine's rename goes over it"
-  )
-  func saveIntoEmptiedNameRestored() throws {
-    let devices = TwoDevices()
-    let shared = try devices.save(start)
-    _ = try devices.key.load(in: devices.here.context)
-    // The engine removed the file to rename Bob's version in; a save came in between (its
-    // two-second wait for the file had passed).
-    try devices.here.disk.removeItem(at: devices.here.notesURL)
-    _ = try devices.key.load(in: devices.here.context)
-    let saved = try devices.save(start + [Note(id: 4, text: "tea")])
-    let parent = FileVersion(shared, readsAncestry: true)
-    #expect(FileVersion(saved, readsAncestry: true).ancestry?.versions.first == parent.entry)
-    // The rename goes over it.
-    let bob = try devices.theirs(
-      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
-    devices.here.put(bob, as: "notes.json")
-    devices.merge()
-    #expect(try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea"])
-  }
-
   @Test("A file brought back to an older version of this device's is left as it is")
   func restoredOlderVersionKept() throws {
     let devices = TwoDevices()
