@@ -25,6 +25,25 @@ struct SyncSavesAndPlainFilesTests {
     #expect(devices.here.bytes("notes.json") == merged)
   }
 
+  @Test(
+    "A save of a value made after a load found no file has no parent: it never deletes what the engine's rename brings"
+  )
+  func saveMadeOnNoFileNotMergedBack() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    _ = try devices.key.load(in: devices.here.context)
+    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    // The app loads in the gap, finds no file, and starts over from nothing.
+    #expect(try devices.key.load(in: devices.here.context) == nil)
+    let saved = try devices.save([Note(id: 4, text: "tea")])
+    #expect(FileVersion(saved, readsAncestry: true).ancestry?.versions == [])
+    let bob = try devices.theirs(
+      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
+    devices.here.put(bob, as: "notes.json")
+    devices.merge()
+    #expect(try devices.stored().texts == [1: "milk", 2: "rye bread"], "nothing of Bob's deleted")
+  }
+
   @Test("A file brought back to an older version of this device's is left as it is")
   func restoredOlderVersionKept() throws {
     let devices = TwoDevices()
