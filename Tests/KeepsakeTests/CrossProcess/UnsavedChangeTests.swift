@@ -174,31 +174,39 @@ struct UnsavedChangeTests {
     #expect(unsavedCopies(in: disk).isEmpty)
   }
 
-  @Test("Two kept changes of one writer are taken in oldest first, whatever order the folder lists")
-  func keptChangesOldestFirst() async throws {
+  /// An in-memory disk whose `/sync/notes.json` holds note 1 (plain JSON), with changes an older
+  /// version kept beside it: `(name, change, steps)`, each made on note 1.
+  func fileWithKeptChanges(
+    _ changes: [(name: String, change: [Note], steps: [[Note]])]
+  ) throws -> (disk: InMemoryFileSystem, file: URL) {
     let disk = InMemoryFileSystem()
-    let context = StorageContext.inMemory(name: "newer", fileSystem: disk)
     let file = URL(fileURLWithPath: "/sync/notes.json")
     let encoder = JSONEncoder()
-    let one = [Note(id: 1, text: "one")]
-    let two = one + [Note(id: 2, text: "two")]
     disk.setContents(try encoder.encode(one), at: file)
+    for (name, change, steps) in changes {
+      var kept = UnsavedChange(
+        reason: "refused", change: try encoder.encode(change), base: try encoder.encode(one))
+      kept.steps = try steps.map { UnsavedChange.Text(try encoder.encode($0)) }
+      disk.setContents(
+        try UnsavedChange.encoder.encode(kept),
+        at: file.deletingLastPathComponent().appendingPathComponent(name))
+    }
+    return (disk, file)
+  }
+
+  let one = [Note(id: 1, text: "one")]
+  let two = [Note(id: 1, text: "one"), Note(id: 2, text: "two")]
+
+  @Test("Two kept changes of one writer are taken in oldest first, whatever order the folder lists")
+  func keptChangesOldestFirst() async throws {
     // An older version added note 2 and kept the change; then it deleted note 2 and kept that,
     // with the first change as its step, in the same second: `-2`, which sorts first by name.
     // The first copy's removal has not arrived yet.
-    let added = UnsavedChange(
-      reason: "refused", change: try encoder.encode(two), base: try encoder.encode(one))
-    var deleted = UnsavedChange(
-      reason: "refused", change: try encoder.encode(one), base: try encoder.encode(one))
-    deleted.steps = [UnsavedChange.Text(try encoder.encode(two))]
-    let folder = file.deletingLastPathComponent()
-    disk.setContents(
-      try UnsavedChange.encoder.encode(added),
-      at: folder.appendingPathComponent("notes.unsaved-20261206T120000Z.json"))
-    disk.setContents(
-      try UnsavedChange.encoder.encode(deleted),
-      at: folder.appendingPathComponent("notes.unsaved-20261206T120000Z-2.json"))
-
+    let (disk, file) = try fileWithKeptChanges([
+      ("notes.unsaved-20261206T120000Z.json", two, []),
+      ("notes.unsaved-20261206T120000Z-2.json", one, [two]),
+    ])
+    let context = StorageContext.inMemory(name: "newer", fileSystem: disk)
     let notes = StorageContext.withValue(context) {
       Shared(.fileStorage(file, saveInterval: .seconds(60)), default: [Note]())
     }
@@ -206,25 +214,14 @@ struct UnsavedChangeTests {
     #expect(notes.wrappedValue == one, "note 2, deleted last, stays deleted")
     #expect(
       try JSONDecoder().decode([Note].self, from: try #require(try disk.contents(of: file))) == one)
+    let folder = file.deletingLastPathComponent()
     #expect(try disk.contentsOfDirectory(at: folder).allSatisfy { !$0.contains(".unsaved-") })
   }
 
   @Test("A key with no size limit takes in a kept change: its read limit does not overflow")
   func keptChangeWithoutSizeLimit() async throws {
-    let disk = InMemoryFileSystem()
+    let (disk, file) = try fileWithKeptChanges([("notes.unsaved-20261206T120000Z.json", two, [])])
     let context = StorageContext.inMemory(name: "unlimited", fileSystem: disk)
-    let file = URL(fileURLWithPath: "/sync/notes.json")
-    let encoder = JSONEncoder()
-    let one = [Note(id: 1, text: "one")]
-    let two = one + [Note(id: 2, text: "two")]
-    disk.setContents(try encoder.encode(one), at: file)
-    let kept = UnsavedChange(
-      reason: "refused", change: try encoder.encode(two), base: try encoder.encode(one))
-    disk.setContents(
-      try UnsavedChange.encoder.encode(kept),
-      at: file.deletingLastPathComponent().appendingPathComponent(
-        "notes.unsaved-20261206T120000Z.json"))
-
     let notes = StorageContext.withValue(context) {
       Shared(.fileStorage(file, maximumFileSize: .max), default: [Note]())
     }
