@@ -14,7 +14,8 @@ extension StoreTask {
   /// Nonisolated: call it from any executor.
   ///
   /// - Parameters:
-  ///   - timeout: How long to wait, in real time.
+  ///   - timeout: How long to wait, counting only time in which tasks could run (a stretch
+  ///     when the machine ran none, under load, is not counted).
   ///   - fileID: The file a failure is reported in; leave the default.
   ///   - filePath: The path of that file; leave the default.
   ///   - line: The line a failure is reported at; leave the default.
@@ -31,7 +32,8 @@ extension StoreTask {
     let finished = await withCheckedContinuation { continuation in
       outcome.start(continuation)
       let timer = Task {
-        try? await Task.sleep(for: timeout)
+        await RunnableTime.sleep(for: timeout)
+        guard !Task.isCancelled else { return }
         outcome.resume(false)
       }
       Task {

@@ -1,10 +1,11 @@
 import Foundation
 import KeepsakeStore
+import Synchronization
 
 /// Running effects, reducing the actions they send, and waiting for either.
 ///
 /// The store never polls: a waiter suspends on a continuation that `wakeAll()` resumes when an
-/// effect sends an action or finishes, or that a timer resumes at the deadline.
+/// effect sends an action or finishes, or that a timer resumes when the time is up.
 extension TestStore {
   // MARK: - Effects
 
@@ -57,18 +58,20 @@ extension TestStore {
   /// The effects still running, each with the action that started it.
   var runningEffects: [EffectRunner<Action>.InFlight] { runner?.running ?? [] }
 
-  /// Suspends until `condition` holds or `timeout` passes; wakes when an action arrives or an
-  /// effect finishes, never by polling.
+  /// Suspends until `condition` holds or `timeout` of runnable time passes; wakes when an action
+  /// arrives or an effect finishes, never by polling the condition.
   private func wait(timeout: Duration, until condition: () -> Bool) async {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while !condition(), ContinuousClock.now < deadline {
+    let timedOut = Mutex(false)
+    let timer = Task { [weak self] in
+      await RunnableTime.sleep(for: timeout)
+      guard !Task.isCancelled else { return }
+      timedOut.withLock { $0 = true }
+      self?.wakeAll()
+    }
+    defer { timer.cancel() }
+    while !condition(), !timedOut.withLock({ $0 }) {
       let id = UUID()
-      let timer = Task { [weak self] in
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        self?.waiters.removeValue(forKey: id)?.resume()
-      }
       await withCheckedContinuation { waiters[id] = $0 }
-      timer.cancel()
     }
   }
 

@@ -58,6 +58,11 @@ public final class TestStore<State, Action: Sendable> {
 
   /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)-(Action,_,_,_,_,_,_)``
   /// and ``finish(timeout:fileID:filePath:line:column:)`` wait by default.
+  ///
+  /// A wait counts only time in which tasks could run: a stretch when a loaded machine ran none
+  /// (other tests holding every thread of the concurrency pool) starves the awaited effect as
+  /// much as the wait, and is not counted, so a timeout fails an effect that does not come, not
+  /// one a busy machine delayed.
   public var timeout: Duration = .seconds(1)
 
   /// The dependencies the feature reads, its effects included; change them between steps.

@@ -61,7 +61,7 @@ public func waitUntil(
       return false
     }
     group.addTask {
-      try? await Task.sleep(for: timeout)
+      await RunnableTime.sleep(for: timeout)
       return condition()
     }
     let held = await group.next() ?? false
