@@ -62,12 +62,8 @@ extension FileStorageKey {
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
-    let store = target.store(in: context)
-    SyncState.queue.async {
-      store.record(
-        data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice,
-        of: target.url)
-    }
+    target.store(in: context).recordLater(
+      data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice, of: target.url)
   }
 
   /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
@@ -98,12 +94,9 @@ extension FileStorageKey {
     guard sync.encodeWithAncestry != nil, isSynced(in: context, data: stored) else { return nil }
     let hash = FileVersion.hash(of: data)
     let target = syncTarget
-    let store = target.store(in: context)
     // NB: recorded in the order changes are taken in, oldest first: the order a base that
     // needs several applies them in.
-    SyncState.queue.async {
-      store.record(data, hash: hash, kind: .keptChange, of: target.url)
-    }
+    target.store(in: context).recordLater(data, hash: hash, kind: .keptChange, of: target.url)
     return hash
   }
 
@@ -114,12 +107,8 @@ extension FileStorageKey {
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
     state.setKnown(version)
-    let store = target.store(in: context)
-    SyncState.queue.async {
-      store.record(
-        data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice,
-        of: target.url)
-    }
+    target.store(in: context).recordLater(
+      data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice, of: target.url)
   }
 
   /// Before the first read, merges the copies already beside the file.

@@ -136,30 +136,38 @@ struct BaseStore: Sendable {
         "\(name)-\(FileVersion.hash(of: Data(path.utf8)))", isDirectory: true)
   }
 
-  /// The stored versions of `file`, newest first.
+  /// The stored versions of `file`, newest first, with those handed to
+  /// ``recordLater(_:hash:kind:keeping:of:)`` and not written yet.
   func records(for file: URL) -> [Record] {
-    let names = (try? fileSystem.contentsOfDirectory(at: folder(for: file))) ?? []
-    return names.compactMap(Self.record(named:)).sorted { $0.stamp > $1.stamp }
+    let folder = folder(for: file)
+    // NB: the unwritten ones first: one written in between is then on disk when listed.
+    let unwritten = Self.unwritten(in: folder).map(\.record)
+    let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
+    let listed = names.compactMap(Self.record(named:))
+    let onDisk = Set(listed.map(\.name))
+    return (listed + unwritten.filter { !onDisk.contains($0.name) }).sorted {
+      $0.stamp > $1.stamp
+    }
   }
 
   /// The bytes of the version of `file` whose hash is `hash`, if this device keeps it.
   func contents(ofVersion hash: String, of file: URL, maximumSize: Int) -> Data? {
     for record in records(for: file) where record.hash == hash {
-      let url = folder(for: file).appendingPathComponent(record.name)
-      // NB: a copy whose bytes no longer hash to its name (damaged) is not a base.
-      if let data = try? fileSystem.contents(of: url, maximumSize: maximumSize),
-        FileVersion.hash(of: data) == hash
-      {
-        return data
-      }
+      if let data = contents(of: record, of: file, maximumSize: maximumSize) { return data }
     }
     return nil
   }
 
   /// The bytes of `record`, if they are still there and intact.
   func contents(of record: Record, of file: URL, maximumSize: Int) -> Data? {
-    let url = folder(for: file).appendingPathComponent(record.name)
-    guard let data = try? fileSystem.contents(of: url, maximumSize: maximumSize),
+    let folder = folder(for: file)
+    if let waiting = Self.unwritten(in: folder).first(where: { $0.record.name == record.name }) {
+      return waiting.data.count <= maximumSize ? waiting.data : nil
+    }
+    // NB: a copy whose bytes no longer hash to its name (damaged) is not a base.
+    guard
+      let data = try? fileSystem.contents(
+        of: folder.appendingPathComponent(record.name), maximumSize: maximumSize),
       FileVersion.hash(of: data) == record.hash
     else { return nil }
     return data
@@ -174,17 +182,54 @@ struct BaseStore: Sendable {
     _ data: Data, hash: String, kind: Kind, parents: [String] = [], keeping: Set<String> = [],
     of file: URL
   ) {
-    let existing = records(for: file)
+    write(Self.newRecord(hash: hash, kind: kind, parents: parents), data, keeping, of: file)
+  }
+
+  /// Keeps `data` as ``record(_:hash:kind:parents:keeping:of:)`` does, on the sync queue, so the
+  /// caller (a save, a read) does not wait for the store's disk; every reader of this process
+  /// sees it at once, and records keep the order of the calls.
+  ///
+  /// A merge that looked before the queue wrote it would miss a save of this device that the
+  /// file no longer has (the queue can be held for seconds by a scan waiting for a lock).
+  func recordLater(
+    _ data: Data, hash: String, kind: Kind, keeping: Set<String> = [], of file: URL
+  ) {
+    let record = Self.newRecord(hash: hash, kind: kind, parents: [])
+    let folder = folder(for: file).path
+    let waiting = Unwritten(record: record, data: data)
+    Self.unwritten.withLock { $0[folder, default: []].append(waiting) }
+    SyncState.queue.async {
+      write(record, data, keeping, of: file)
+      Self.unwritten.withLock { table in
+        table[folder]?.removeAll { $0.record.name == record.name }
+        if table[folder]?.isEmpty == true { table[folder] = nil }
+      }
+    }
+  }
+
+  private func write(_ record: Record, _ data: Data, _ keeping: Set<String>, of file: URL) {
+    let existing = records(for: file).filter { $0.name != record.name }
     // The same version of the same kind is already kept: nothing new to learn.
-    if existing.contains(where: { $0.hash == hash && $0.kind == kind && $0.parents == parents }) {
+    if existing.contains(where: {
+      $0.hash == record.hash && $0.kind == record.kind && $0.parents == record.parents
+    }) {
       return
     }
-    let stamp = Self.nextStamp()
-    let name = Self.name(stamp: stamp, kind: kind, hash: hash, parents: parents)
-    try? fileSystem.writePrivately(data, to: folder(for: file).appendingPathComponent(name))
-    let all =
-      [Record(name: name, stamp: stamp, kind: kind, hash: hash, parents: parents)] + existing
-    evict(all, versionSize: data.count, keeping: keeping, of: file)
+    try? fileSystem.writePrivately(data, to: folder(for: file).appendingPathComponent(record.name))
+    evict([record] + existing, versionSize: data.count, keeping: keeping, of: file)
+  }
+
+  /// A version handed to the sync queue and not yet on disk.
+  private struct Unwritten: Sendable {
+    let record: Record
+    let data: Data
+  }
+
+  /// The versions handed to the sync queue and not yet on disk, by store folder.
+  private static let unwritten = Mutex<[String: [Unwritten]]>([:])
+
+  private static func unwritten(in folder: URL) -> [Unwritten] {
+    unwritten.withLock { $0[folder.path] ?? [] }
   }
 
   /// Removes the versions the bounds do not keep: the newest (see ``keptVersions``), and beyond
@@ -225,6 +270,13 @@ struct BaseStore: Sendable {
     let digits = String(stamp)
     let padded = String(repeating: "0", count: max(0, 16 - digits.count)) + digits
     return ([padded, kind.rawValue, hash] + parents).joined(separator: "-") + ".json"
+  }
+
+  private static func newRecord(hash: String, kind: Kind, parents: [String]) -> Record {
+    let stamp = nextStamp()
+    return Record(
+      name: name(stamp: stamp, kind: kind, hash: hash, parents: parents), stamp: stamp,
+      kind: kind, hash: hash, parents: parents)
   }
 
   static func record(named name: String) -> Record? {

@@ -48,6 +48,31 @@ struct BaseStoreTests {
     #expect(stored.count == 1)
   }
 
+  @Test("A version handed to the sync queue is a base at once, while the queue is still busy")
+  func recordedLaterIsSeenAtOnce() async throws {
+    let disk = InMemoryFileSystem()
+    let store = BaseStore(context: .inMemory(fileSystem: disk))
+    let older = version(1)
+    let newer = version(2)
+    store.record(older, hash: FileVersion.hash(of: older), kind: .read, of: file)
+    // NB: the queue held, as a scan waiting for a file's lock holds it.
+    let held = DispatchSemaphore(value: 0)
+    SyncState.queue.async { held.wait() }
+    store.recordLater(newer, hash: FileVersion.hash(of: newer), kind: .wrote, of: file)
+    let waiting = store.records(for: file)
+    #expect(waiting.map(\.kind) == [.wrote, .read])
+    #expect(waiting.map(\.hash) == [FileVersion.hash(of: newer), FileVersion.hash(of: older)])
+    #expect(
+      store.contents(ofVersion: FileVersion.hash(of: newer), of: file, maximumSize: 1_000)
+        == newer)
+    #expect(store.contents(of: waiting[0], of: file, maximumSize: 1) == nil)
+    held.signal()
+    waitForRecords()
+    #expect(store.records(for: file) == waiting)
+    let stored = disk.files.keys.filter { $0.hasPrefix(store.root.path + "/versions/") }
+    #expect(stored.count == 2)
+  }
+
   @Test("Its versions of the user's data are its owner's only: files 0600, in folders 0700")
   func privateToItsOwner() throws {
     let folder = try TemporaryFolder()
