@@ -47,6 +47,11 @@ struct BaseStore: Sendable {
   let fileSystem: any FileSystem
   /// The `keepsake` state folder.
   let root: URL
+  /// The storage context whose file system this is: the scope in which versions not yet
+  /// written are seen (see ``recordLater(_:hash:kind:keeping:of:)``). Two contexts may have
+  /// the same paths on different disks (a test's devices), so a version is never seen beyond
+  /// its own.
+  private let context: StorageContext?
 
   /// The most versions of a file kept: the newest, as many as ``keptBytes`` allows, between
   /// ``fewestKept`` and this; and beyond them the newest of each kind below.
@@ -68,13 +73,24 @@ struct BaseStore: Sendable {
 
   /// The store of `context`: its file system, at the platform's state folder.
   init(context: StorageContext, environment: [String: String]? = nil) {
-    self.fileSystem = context.fileSystem
-    self.root = Self.defaultRoot(environment: environment ?? ProcessInfo.processInfo.environment)
+    self.init(
+      context: context,
+      root: Self.defaultRoot(environment: environment ?? ProcessInfo.processInfo.environment))
   }
 
+  /// The store of `context`, at `root`.
+  init(context: StorageContext, root: URL) {
+    self.fileSystem = context.fileSystem
+    self.root = root
+    self.context = context
+  }
+
+  /// A store on `fileSystem` alone: it writes every version at once (there is no context to
+  /// scope the versions not yet written to).
   init(fileSystem: any FileSystem, root: URL) {
     self.fileSystem = fileSystem
     self.root = root
+    self.context = nil
   }
 
   /// `$XDG_STATE_HOME/keepsake` on every platform; else Application Support's `keepsake`
@@ -141,7 +157,7 @@ struct BaseStore: Sendable {
   func records(for file: URL) -> [Record] {
     let folder = folder(for: file)
     // NB: the unwritten ones first: one written in between is then on disk when listed.
-    let unwritten = Self.unwritten(in: folder).map(\.record)
+    let unwritten = unwritten(in: folder).map(\.record)
     let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
     let listed = names.compactMap(Self.record(named:))
     let onDisk = Set(listed.map(\.name))
@@ -161,7 +177,7 @@ struct BaseStore: Sendable {
   /// The bytes of `record`, if they are still there and intact.
   func contents(of record: Record, of file: URL, maximumSize: Int) -> Data? {
     let folder = folder(for: file)
-    if let waiting = Self.unwritten(in: folder).first(where: { $0.record.name == record.name }) {
+    if let waiting = unwritten(in: folder).first(where: { $0.record.name == record.name }) {
       return waiting.data.count <= maximumSize ? waiting.data : nil
     }
     // NB: a copy whose bytes no longer hash to its name (damaged) is not a base.
@@ -186,8 +202,8 @@ struct BaseStore: Sendable {
   }
 
   /// Keeps `data` as ``record(_:hash:kind:parents:keeping:of:)`` does, on the sync queue, so the
-  /// caller (a save, a read) does not wait for the store's disk; every reader of this process
-  /// sees it at once, and records keep the order of the calls.
+  /// caller (a save, a read) does not wait for the store's disk; every reader of this store's
+  /// context sees it at once, and records keep the order of the calls.
   ///
   /// A merge that looked before the queue wrote it would miss a save of this device that the
   /// file no longer has (the queue can be held for seconds by a scan waiting for a lock).
@@ -195,14 +211,19 @@ struct BaseStore: Sendable {
     _ data: Data, hash: String, kind: Kind, keeping: Set<String> = [], of file: URL
   ) {
     let record = Self.newRecord(hash: hash, kind: kind, parents: [])
-    let folder = folder(for: file).path
+    guard let key = unwrittenKey(folder(for: file)) else {
+      write(record, data, keeping, of: file)
+      return
+    }
     let waiting = Unwritten(record: record, data: data)
-    Self.unwritten.withLock { $0[folder, default: []].append(waiting) }
+    Self.unwritten.withLock { $0[key, default: []].append(waiting) }
+    // NB: the store, and so its context, is held until the version is written: no other
+    // context can take its identity meanwhile.
     SyncState.queue.async {
       write(record, data, keeping, of: file)
       Self.unwritten.withLock { table in
-        table[folder]?.removeAll { $0.record.name == record.name }
-        if table[folder]?.isEmpty == true { table[folder] = nil }
+        table[key]?.removeAll { $0.record.name == record.name }
+        if table[key]?.isEmpty == true { table[key] = nil }
       }
     }
   }
@@ -225,11 +246,22 @@ struct BaseStore: Sendable {
     let data: Data
   }
 
-  /// The versions handed to the sync queue and not yet on disk, by store folder.
-  private static let unwritten = Mutex<[String: [Unwritten]]>([:])
+  /// Where versions not yet written are kept: a store folder of one context.
+  private struct UnwrittenKey: Hashable {
+    let context: ObjectIdentifier
+    let folder: String
+  }
 
-  private static func unwritten(in folder: URL) -> [Unwritten] {
-    unwritten.withLock { $0[folder.path] ?? [] }
+  /// The versions handed to the sync queue and not yet on disk.
+  private static let unwritten = Mutex<[UnwrittenKey: [Unwritten]]>([:])
+
+  private func unwrittenKey(_ folder: URL) -> UnwrittenKey? {
+    context.map { UnwrittenKey(context: ObjectIdentifier($0), folder: folder.path) }
+  }
+
+  private func unwritten(in folder: URL) -> [Unwritten] {
+    guard let key = unwrittenKey(folder) else { return [] }
+    return Self.unwritten.withLock { $0[key] ?? [] }
   }
 
   /// Removes the versions the bounds do not keep: the newest (see ``keptVersions``), and beyond

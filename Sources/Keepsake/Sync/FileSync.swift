@@ -103,7 +103,7 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// This device's store of versions on `context`'s file system.
   func store(in context: StorageContext) -> BaseStore {
     if let folder = options.stateFolder {
-      return BaseStore(fileSystem: context.fileSystem, root: folder)
+      return BaseStore(context: context, root: folder)
     }
     return BaseStore(context: context)
   }

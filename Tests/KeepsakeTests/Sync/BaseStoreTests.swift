@@ -73,6 +73,21 @@ struct BaseStoreTests {
     #expect(stored.count == 2)
   }
 
+  @Test("A version not yet written is seen in its own context only, not on another disk's paths")
+  func recordedLaterStaysInItsContext() {
+    let here = BaseStore(context: .inMemory(fileSystem: InMemoryFileSystem()))
+    let elsewhere = BaseStore(context: .inMemory(fileSystem: InMemoryFileSystem()))
+    #expect(here.root == elsewhere.root)
+    let held = DispatchSemaphore(value: 0)
+    SyncState.queue.async { held.wait() }
+    here.recordLater(version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
+    #expect(here.records(for: file).count == 1)
+    #expect(elsewhere.records(for: file).isEmpty)
+    held.signal()
+    waitForRecords()
+    #expect(elsewhere.records(for: file).isEmpty)
+  }
+
   @Test("Its versions of the user's data are its owner's only: files 0600, in folders 0700")
   func privateToItsOwner() throws {
     let folder = try TemporaryFolder()
