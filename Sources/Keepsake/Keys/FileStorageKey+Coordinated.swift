@@ -47,7 +47,6 @@ extension FileStorageKey: CoordinatedKey {
     }
     guard identity != nil, let (data, read) = try wrap({ try readFile(fileSystem) }) else {
       known.saw(nil)
-      if last != nil { syncDidRead(nil, in: context) }
       return last == nil && !removedUnseen ? .unchanged : .deleted
     }
     let value = try decodeFile(data)
@@ -58,7 +57,12 @@ extension FileStorageKey: CoordinatedKey {
     return .replaced(value, data: data, identity: read ?? identity)
   }
 
-  func remember(_ identity: FileIdentity?) { known.set(identity) }
+  func remember(_ identity: FileIdentity?) {
+    known.set(identity)
+    // The reference took in the file's removal: its value is the default now, made on nothing,
+    // and its next save has no parent (see `syncDidRead(_:in:engine:)`).
+    if identity == nil { sync.state.forgetKnown() }
+  }
 
   func write(_ value: Value, in context: StorageContext) throws {
     try checkPath()

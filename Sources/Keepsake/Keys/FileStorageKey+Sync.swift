@@ -47,21 +47,33 @@ extension FileStorageKey {
     return copy
   }
 
-  /// The key has read `data`, the file's bytes, or found no file (`nil`): in a synced folder,
-  /// it is the parent of the next save and a base this device keeps.
+  /// The key has read `data`, the file's bytes: in a synced folder, it is the parent of the
+  /// next save and a base this device keeps.
   ///
-  /// `engine` is the folder's engine when the caller looked it up already (see
-  /// ``syncMergeBeforeLoading(in:)``).
-  func syncDidRead(_ data: Data?, in context: StorageContext, engine: SyncEngine?? = nil) {
+  /// NB: a reference that finds the file removed does not call this: its value was made on the
+  /// version it knew, so a save of it into the name an engine emptied (Syncthing removes the
+  /// file, then renames its new one in) descends from that version; when the rename goes over
+  /// it, it is a save of this device the file does not include, and is merged back (see
+  /// `SyncResolver`). A ``load(in:)`` that finds no file, and a reference that takes the
+  /// removal in (its value the default), forget the version instead: a value made then is made
+  /// on nothing, and merged back as that version's child it would delete all the version held.
+  ///
+  /// - Parameters:
+  ///   - engine: The folder's engine when the caller looked it up already (see
+  ///     ``syncMergeBeforeLoading(in:)``).
+  ///   - madeOn: Whether the reference's value is made on `data` now (its own read). A take-in
+  ///     of a kept change writes beside the value, on the sync queue, and the value takes the
+  ///     file in later, as any outside change: until then a save into a name an engine emptied
+  ///     must not descend from a version whose change its value lacks (merged back, it would
+  ///     undo that change).
+  func syncDidRead(
+    _ data: Data, in context: StorageContext, engine: SyncEngine?? = nil, madeOn: Bool = true
+  ) {
     let state = sync.state
-    guard let data else {
-      state.setKnown(nil)
-      return
-    }
     guard isSynced(in: context, data: data, engine: engine) else { return }
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
-    state.setKnown(version)
+    if madeOn { state.setKnown(version) }
     target.store(in: context).recordLater(
       data, hash: version.hash, kind: .read, keeping: version.newestOfEachDevice, of: target.url)
   }
@@ -100,13 +112,14 @@ extension FileStorageKey {
     return hash
   }
 
-  /// The key wrote `data`: the parent of its next save, and a save this device keeps.
-  func syncDidWrite(_ data: Data, in context: StorageContext) {
+  /// The key wrote `data`: the parent of its next save, and a save this device keeps; only
+  /// the latter when the value is not `madeOn` it (see ``syncDidRead(_:in:engine:madeOn:)``).
+  func syncDidWrite(_ data: Data, in context: StorageContext, madeOn: Bool = true) {
     let state = sync.state
     guard isSynced(in: context, data: data) else { return }
     let target = syncTarget
     let version = FileVersion(data, readsAncestry: target.carriesAncestry)
-    state.setKnown(version)
+    if madeOn { state.setKnown(version) }
     target.store(in: context).recordLater(
       data, hash: version.hash, kind: .wrote, keeping: version.newestOfEachDevice, of: target.url)
   }

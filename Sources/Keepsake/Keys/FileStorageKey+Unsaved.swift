@@ -261,13 +261,13 @@ extension FileStorageKey {
     // this may run beside (on the sync queue), and must not replace with an older document.
     // In a synced folder the file says it was written over the version read, as a save's
     // does, so other devices merge it from a known base.
-    syncDidRead(stored, in: context)
+    syncDidRead(stored, in: context, madeOn: false)
     let written = keepingUnknownMembers(
       try syncEncode(merged, over: stored, takingIn: keptHash, in: context),
       of: [(stored, theirs)])
     try fileSystem.replaceAtomically(
       written, at: file, expecting: identity, creatingFolder: false)
-    syncDidWrite(written, in: context)
+    syncDidWrite(written, in: context, madeOn: false)
     return (.merged(overlapping: conflicts), copy)
   }
 

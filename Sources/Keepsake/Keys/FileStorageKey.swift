@@ -117,7 +117,8 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
       // write a new file over the person's data.
       try wrap { try context.fileSystem.refuseIfNotDownloaded(path: filePath) }
       known.set(nil)
-      syncDidRead(nil, in: context)
+      // A value made from this load is made on no file: its save has no parent.
+      sync.state.forgetKnown()
       return nil
     }
     // NB: seen before it is decoded: a file this key could not read, then removed, is a

@@ -73,11 +73,15 @@ final class SyncState: Sendable {
 
   // MARK: - The version the key knows
 
-  /// The version the key last read or wrote; `nil` when there is no file or the key has not
-  /// read it in sync mode.
+  /// The version the key last read or wrote, also once a reference found the file gone (see
+  /// `FileStorageKey.syncDidRead(_:in:engine:)`); `nil` when the key has not read it in sync
+  /// mode, or a load found no file.
   var known: FileVersion? { file.withSyncFields { $0.known } }
 
-  func setKnown(_ version: FileVersion?) { file.withSyncFields { $0.known = version } }
+  func setKnown(_ version: FileVersion) { file.withSyncFields { $0.known = version } }
+
+  /// Forgets the version: the key read no file, and its next save is made on nothing.
+  func forgetKnown() { file.withSyncFields { $0.known = nil } }
 
   /// This device's ID, read from the store once per reference.
   func device<Value>(_ target: SyncTarget<Value>, in context: StorageContext) -> String {

@@ -45,6 +45,61 @@ struct SyncSavesAndPlainFilesTests {
   }
 
   @Test(
+    "A save into a name the engine emptied descends from the version the key knew, and is merged back when the engine's rename goes over it"
+  )
+  func saveIntoEmptiedNameRestored() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    _ = try devices.key.load(in: devices.here.context)
+    // The engine removed the file to rename Bob's version in; a save of the value made on the
+    // version read came in between (its two-second wait for the file had passed).
+    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    let saved = try devices.save(start + [Note(id: 4, text: "tea")])
+    let parent = FileVersion(shared, readsAncestry: true)
+    #expect(FileVersion(saved, readsAncestry: true).ancestry?.versions.first == parent.entry)
+    // The rename goes over it.
+    let bob = try devices.theirs(
+      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
+    devices.here.put(bob, as: "notes.json")
+    devices.merge()
+    #expect(try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea"])
+  }
+
+  @Test(
+    "A save into an emptied name never descends from a version a kept change's take-in wrote beside the value"
+  )
+  func saveIntoEmptiedNameAfterTakeIn() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    // An older version of the app kept its change (note 5) beside the file; the take-in, on the
+    // sync queue, writes it into the file before the value has taken that file in.
+    let change = try UnsavedChange.encoder.encode(
+      UnsavedChange(
+        reason: "refused", change: try NotesFormat.encode(start + [Note(id: 5, text: "jam")]),
+        base: try NotesFormat.encode(start)))
+    devices.here.put(change, as: "notes.unsaved-20261206T120000Z.json")
+    devices.key.takeInKeptChanges(in: devices.here.context)
+    waitForRecords()
+    let tookIn = try #require(devices.here.bytes("notes.json"))
+    #expect(try devices.stored().texts[5] == "jam")
+    // The engine removed the file to rename Bob's version in (he had the take-in's); the value,
+    // made on the version before the take-in, is saved into the empty name.
+    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    let saved = try devices.save(start + [Note(id: 4, text: "tea")])
+    #expect(
+      FileVersion(saved, readsAncestry: true).ancestry?.versions.first
+        == FileVersion(shared, readsAncestry: true).entry)
+    let bob = try devices.theirs(
+      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread"), Note(id: 5, text: "jam")],
+      over: tookIn)
+    devices.here.put(bob, as: "notes.json")
+    devices.merge()
+    #expect(
+      try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea", 5: "jam"],
+      "the kept change's note stays, and the save is merged back")
+  }
+
+  @Test(
     "A save of a value made after a load found no file has no parent: it never deletes what the engine's rename brings"
   )
   func saveMadeOnNoFileNotMergedBack() throws {
@@ -61,6 +116,46 @@ struct SyncSavesAndPlainFilesTests {
     devices.here.put(bob, as: "notes.json")
     devices.merge()
     #expect(try devices.stored().texts == [1: "milk", 2: "rye bread"], "nothing of Bob's deleted")
+  }
+
+  @Test(
+    "A reference's save after it took in the file's removal has no parent; one during the grace descends from what it knew"
+  )
+  func referenceSavesAroundARemoval() async throws {
+    for takesInRemoval in [true, false] {
+      let devices = TwoDevices()
+      let shared = try devices.save(start)
+      let clock = StorageClock.manual()
+      let context = StorageContext.inMemory(
+        name: "app", fileSystem: devices.here.disk, clock: clock)
+      let notes = StorageContext.withValue(context) {
+        Shared(devices.key, default: [Note]())
+      }
+      #expect(notes.wrappedValue == start)
+      // The engine removed the file; the reference sees it at once (its watch).
+      devices.here.disk.setContents(nil, at: devices.here.notesURL)
+      await clock.advance(
+        by: takesInRemoval ? PersistenceMachine.replacementGrace : .milliseconds(100))
+      #expect(notes.wrappedValue.isEmpty == takesInRemoval)
+      notes.withLock { $0.append(Note(id: 4, text: "tea")) }
+      try await notes.save()
+      waitForRecords()
+      let saved = try #require(devices.here.bytes("notes.json"))
+      let parent = FileVersion(shared, readsAncestry: true)
+      #expect(
+        FileVersion(saved, readsAncestry: true).ancestry?.versions.first
+          == (takesInRemoval ? nil : parent.entry))
+      // The engine's rename goes over it.
+      let bob = try devices.theirs(
+        [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
+      devices.here.put(bob, as: "notes.json")
+      devices.merge()
+      #expect(
+        try devices.stored().texts
+          == (takesInRemoval
+            ? [1: "milk", 2: "rye bread"] : [1: "milk", 2: "rye bread", 4: "tea"]),
+        "took in the removal: \(takesInRemoval)")
+    }
   }
 
   @Test("A file brought back to an older version of this device's is left as it is")
