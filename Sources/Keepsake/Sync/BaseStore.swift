@@ -47,10 +47,11 @@ struct BaseStore: Sendable {
   let fileSystem: any FileSystem
   /// The `keepsake` state folder.
   let root: URL
-  /// The storage context whose file system this is: the scope in which versions not yet
-  /// written are seen (see ``recordLater(_:hash:kind:keeping:of:)``). Two contexts may have
-  /// the same paths on different disks (a test's devices), so a version is never seen beyond
-  /// its own.
+  /// The storage context whose file system this is.
+  ///
+  /// The scope in which versions not yet written are seen (see
+  /// ``recordLater(_:hash:kind:keeping:of:)``): two contexts may have the same paths on
+  /// different disks (a test's devices), so a version is never seen beyond its own.
   private let context: StorageContext?
 
   /// The most versions of a file kept: the newest, as many as ``keptBytes`` allows, between
