@@ -80,7 +80,12 @@ extension SharedKey where Self == FileStorageKey<[Note]> {
 
 extension Array where Element == Note {
   /// The notes' texts by identifier: what a test compares.
-  var texts: [Int: String] { Dictionary(uniqueKeysWithValues: map { ($0.id, $0.text) }) }
+  ///
+  /// NB: a note twice (a bad merge) shows both texts, joined, and fails the comparison; a trap
+  /// would end the whole test run.
+  var texts: [Int: String] {
+    Dictionary(map { ($0.id, $0.text) }, uniquingKeysWith: { "\($0) | twice: \($1)" })
+  }
 }
 
 /// This device and another one, on this device's disk: what each would write, to fabricate the
