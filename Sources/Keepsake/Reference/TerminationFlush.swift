@@ -58,7 +58,11 @@ enum TerminationFlush {
 
   private static let installed = Mutex(false)
   /// The termination signal received, or 0.
-  private static let received = Atomic<Int32>(0)
+  ///
+  /// NB: set by the signal handler itself (an atomic store is async-signal-safe), not only by
+  /// the thread that flushes: a program whose `main` returns before that thread wakes (a loaded
+  /// machine) must still end by the signal, not report success to whoever sent it.
+  fileprivate static let received = Atomic<Int32>(0)
 
   static func install() {
     let first = installed.withLock { installed in
@@ -66,6 +70,9 @@ enum TerminationFlush {
       return !installed
     }
     guard first else { return }
+    // NB: the global is made now, never first in a signal handler (its lazy set-up is not
+    // async-signal-safe).
+    _ = received.load(ordering: .relaxed)
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { return }
     signalPipe = fds[1]
@@ -139,8 +146,10 @@ enum TerminationFlush {
 // NB: written once by `install()` before any handler is installed, only read afterwards.
 nonisolated(unsafe) private var signalPipe: Int32 = -1
 
-/// The signal handler: async-signal-safe, it only writes the signal's number to the pipe.
+/// The signal handler: async-signal-safe, it only notes the signal and writes its number to the
+/// pipe.
 private func writeToSignalPipe(_ signalNumber: Int32) {
+  TerminationFlush.received.store(signalNumber, ordering: .sequentiallyConsistent)
   var number = UInt8(truncatingIfNeeded: signalNumber)
   _ = write(signalPipe, &number, 1)
 }
