@@ -49,11 +49,9 @@ struct SyncSavesAndPlainFilesTests {
   )
   func saveIntoEmptiedNameRestored() throws {
     let devices = TwoDevices()
-    let shared = try devices.save(start)
-    _ = try devices.key.load(in: devices.here.context)
-    // The engine removed the file to rename Bob's version in; a save of the value made on the
-    // version read came in between (its two-second wait for the file had passed).
-    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    let shared = try savedThenRemoved(devices)
+    // A save of the value made on the version read came in between (its two-second wait for
+    // the file had passed).
     let saved = try devices.save(start + [Note(id: 4, text: "tea")])
     let parent = FileVersion(shared, readsAncestry: true)
     #expect(FileVersion(saved, readsAncestry: true).ancestry?.versions.first == parent.entry)
@@ -104,9 +102,7 @@ struct SyncSavesAndPlainFilesTests {
   )
   func saveMadeOnNoFileNotMergedBack() throws {
     let devices = TwoDevices()
-    let shared = try devices.save(start)
-    _ = try devices.key.load(in: devices.here.context)
-    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    let shared = try savedThenRemoved(devices)
     // The app loads in the gap, finds no file, and starts over from nothing.
     #expect(try devices.key.load(in: devices.here.context) == nil)
     let saved = try devices.save([Note(id: 4, text: "tea")])
@@ -156,6 +152,15 @@ struct SyncSavesAndPlainFilesTests {
             ? [1: "milk", 2: "rye bread"] : [1: "milk", 2: "rye bread", 4: "tea"]),
         "took in the removal: \(takesInRemoval)")
     }
+  }
+
+  /// Saves and reads ``start``, then removes the file as the engine does before it renames
+  /// Bob's version in; returns the bytes saved.
+  private func savedThenRemoved(_ devices: TwoDevices) throws -> Data {
+    let shared = try devices.save(start)
+    _ = try devices.key.load(in: devices.here.context)
+    try devices.here.disk.removeItem(at: devices.here.notesURL)
+    return shared
   }
 
   @Test("A file brought back to an older version of this device's is left as it is")
