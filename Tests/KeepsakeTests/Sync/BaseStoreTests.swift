@@ -49,25 +49,23 @@ struct BaseStoreTests {
   }
 
   @Test("A version handed to the sync queue is a base at once, while the queue is still busy")
-  func recordedLaterIsSeenAtOnce() async throws {
+  func recordedLaterIsSeenAtOnce() {
     let disk = InMemoryFileSystem()
     let store = BaseStore(context: .inMemory(fileSystem: disk))
     let older = version(1)
     let newer = version(2)
     store.record(older, hash: FileVersion.hash(of: older), kind: .read, of: file)
-    // NB: the queue held, as a scan waiting for a file's lock holds it.
-    let held = DispatchSemaphore(value: 0)
-    SyncState.queue.async { held.wait() }
-    store.recordLater(newer, hash: FileVersion.hash(of: newer), kind: .wrote, of: file)
-    let waiting = store.records(for: file)
-    #expect(waiting.map(\.kind) == [.wrote, .read])
-    #expect(waiting.map(\.hash) == [FileVersion.hash(of: newer), FileVersion.hash(of: older)])
-    #expect(
-      store.contents(ofVersion: FileVersion.hash(of: newer), of: file, maximumSize: 1_000)
-        == newer)
-    #expect(store.contents(of: waiting[0], of: file, maximumSize: 1) == nil)
-    held.signal()
-    waitForRecords()
+    let waiting = whileSyncQueueIsHeld {
+      store.recordLater(newer, hash: FileVersion.hash(of: newer), kind: .wrote, of: file)
+      let waiting = store.records(for: file)
+      #expect(waiting.map(\.kind) == [.wrote, .read])
+      #expect(waiting.map(\.hash) == [FileVersion.hash(of: newer), FileVersion.hash(of: older)])
+      #expect(
+        store.contents(ofVersion: FileVersion.hash(of: newer), of: file, maximumSize: 1_000)
+          == newer)
+      #expect(store.contents(of: waiting[0], of: file, maximumSize: 1) == nil)
+      return waiting
+    }
     #expect(store.records(for: file) == waiting)
     let stored = disk.files.keys.filter { $0.hasPrefix(store.root.path + "/versions/") }
     #expect(stored.count == 2)
@@ -78,13 +76,12 @@ struct BaseStoreTests {
     let here = BaseStore(context: .inMemory(fileSystem: InMemoryFileSystem()))
     let elsewhere = BaseStore(context: .inMemory(fileSystem: InMemoryFileSystem()))
     #expect(here.root == elsewhere.root)
-    let held = DispatchSemaphore(value: 0)
-    SyncState.queue.async { held.wait() }
-    here.recordLater(version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
-    #expect(here.records(for: file).count == 1)
-    #expect(elsewhere.records(for: file).isEmpty)
-    held.signal()
-    waitForRecords()
+    whileSyncQueueIsHeld {
+      here.recordLater(
+        version(1), hash: FileVersion.hash(of: version(1)), kind: .wrote, of: file)
+      #expect(here.records(for: file).count == 1)
+      #expect(elsewhere.records(for: file).isEmpty)
+    }
     #expect(elsewhere.records(for: file).isEmpty)
   }
 

@@ -29,19 +29,14 @@ struct SyncSavesAndPlainFilesTests {
   func overwrittenSaveRestoredBeforeItsRecord() throws {
     let devices = TwoDevices()
     let shared = try devices.save(start)
-    // NB: the queue held, as a scan of another file waiting for its lock holds it.
-    let held = DispatchSemaphore(value: 0)
-    SyncState.queue.async { held.wait() }
-    defer {
-      held.signal()
-      waitForRecords()
+    try whileSyncQueueIsHeld {
+      try devices.key.save(start + [Note(id: 4, text: "tea")], in: devices.here.context)
+      let bob = try devices.theirs(
+        [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
+      devices.here.put(bob, as: "notes.json")
+      _ = devices.key.mergeConflictCopies(in: devices.here.context)
+      #expect(try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea"])
     }
-    try devices.key.save(start + [Note(id: 4, text: "tea")], in: devices.here.context)
-    let bob = try devices.theirs(
-      [Note(id: 1, text: "milk"), Note(id: 2, text: "rye bread")], over: shared)
-    devices.here.put(bob, as: "notes.json")
-    _ = devices.key.mergeConflictCopies(in: devices.here.context)
-    #expect(try devices.stored().texts == [1: "milk", 2: "rye bread", 4: "tea"])
   }
 
   @Test(

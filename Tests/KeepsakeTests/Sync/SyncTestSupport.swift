@@ -128,6 +128,18 @@ struct TwoDevices {
 /// Waits for the sync queue to write what it was given to record: the store is written there.
 func waitForRecords() { SyncState.queue.sync {} }
 
+/// Runs `body` while the sync queue is held, as a scan waiting for a file's lock holds it; then
+/// lets the queue go and waits for what it was given to record.
+func whileSyncQueueIsHeld<T>(_ body: () throws -> T) rethrows -> T {
+  let held = DispatchSemaphore(value: 0)
+  SyncState.queue.async { held.wait() }
+  defer {
+    held.signal()
+    waitForRecords()
+  }
+  return try body()
+}
+
 /// Waits until `condition` holds, woken by each change of the observable state it reads; `false`
 /// if it did not hold within `timeout` (generous: it turns a change that never comes into a
 /// failure, it is no speed requirement).
