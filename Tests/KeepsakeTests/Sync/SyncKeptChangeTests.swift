@@ -193,34 +193,6 @@ struct SyncKeptChangeTests {
     }
   }
 
-  @Test(
-    "A note an older version added and then deleted stays deleted when each change reached another line"
-  )
-  func addedThenDeletedOnTwoLines() throws {
-    let devices = try devicesWithAKeptAddition()
-    // Device 1 takes in the addition; its removal reaches device 0, so the older app makes its
-    // deletion of note 2 on it; that change reaches only device 2, whose line never had note 2.
-    devices.takeIn(on: 1)
-    try devices.folders[0].disk.removeItem(at: devices.folders[0].url(added))
-    try devices.folders[2].disk.removeItem(at: devices.folders[2].url(added))
-    let deletion = try kept(one, base: two)
-    let name = "notes.unsaved-20261206T120100Z.json"
-    devices.folders[0].put(deletion, as: name)
-    devices.folders[2].put(deletion, as: name)
-    try devices.keys[2].save([Note(id: 1, text: "one, on 2")], in: devices.folders[2].context)
-    devices.takeIn(on: 2)
-    try devices.folders[0].disk.removeItem(at: devices.folders[0].url(name))
-    // Device 1's version wins the name; device 2, which holds the deletion, merges first.
-    devices.engine.sync(1, 2)
-    _ = try devices.keys[2].load(in: devices.folders[2].context)
-    waitForRecords()
-    try devices.meet()
-    for device in 0..<3 {
-      #expect(try devices.stored(on: device) == [1: "one, on 2"], "device \(device)")
-      #expect(devices.folders[device].names == ["notes.json"], "device \(device): nothing left")
-    }
-  }
-
   @Test("A file that holds a kept change already is left as it is, and the change goes")
   func includedChangeNotMergedAgain() throws {
     let devices = try devicesWithAKeptAddition()
