@@ -14,11 +14,21 @@ extension SyncResolver {
     let store = store
     var mine = FileVersion(fileData, readsAncestry: true)
     guard let fileAncestry = mine.ancestry else { return }
-    let own = store.records(for: target.url).filter(\.kind.isOwn).prefix(BaseStore.keptOwn)
-    for record in own {
+    let own = store.records(for: target.url).filter(\.kind.isOwn)
+    // NB: the device's newest saves, and older ones whose merge back waits for a base: the
+    // device may save more often than it keeps saves while that wait lasts, and a save no
+    // longer judged would never be merged back.
+    let judged =
+      own.prefix(BaseStore.keptOwn)
+      + own.dropFirst(BaseStore.keptOwn).filter { state.isWaiting(for: Self.name(ofSave: $0)) }
+    for record in judged {
+      let name = Self.name(ofSave: record)
       // NB: every recent save is judged, not only the newest: a save made over another
       // device's version that had dropped an earlier one is included, the earlier one is not.
-      if mine.includes(record.hash) { continue }
+      if mine.includes(record.hash) {
+        state.stopWaiting(for: name)
+        continue
+      }
       guard
         let data = store.contents(of: record, of: target.url, maximumSize: target.maximumFileSize)
       else { continue }
@@ -26,9 +36,12 @@ extension SyncResolver {
       guard let saveAncestry = save.ancestry,
         saveAncestry.generation > fileAncestry.generation - Ancestry.recentWindow,
         !save.includes(mine.hash), !mine.commonVersions(with: save).isEmpty
-      else { continue }
+      else {
+        state.stopWaiting(for: name)
+        continue
+      }
       let other = OtherVersion(
-        name: "save \(record.hash)", origin: .overwrittenSave, read: { data },
+        name: name, origin: .overwrittenSave, read: { data },
         discard: {
           // Known as read from now on, so it is not taken back twice.
           store.record(data, hash: record.hash, kind: .read, of: target.url)
@@ -51,6 +64,9 @@ extension SyncResolver {
       mine = FileVersion(data, readsAncestry: true)
     }
   }
+
+  /// What a save of this device is called in waits and reports.
+  static func name(ofSave record: BaseStore.Record) -> String { "save \(record.hash)" }
 
   /// A value that cannot merge keeps both: the save goes to a conflict copy beside the file, as
   /// another process's would (`name.conflict-<UTC time>.ext`).

@@ -205,6 +205,11 @@ final class SyncState: Sendable {
     _ = file.withSyncFields { $0.waitingSince.removeValue(forKey: name) }
   }
 
+  /// Whether this reference waits for a base to merge the copy `name`.
+  func isWaiting(for name: String) -> Bool {
+    file.withSyncFields { $0.waitingSince[name] != nil }
+  }
+
   // MARK: - Scans
 
   /// Scans soon on the background queue, unless a scan is already due.

@@ -25,6 +25,43 @@ struct SyncSavesAndPlainFilesTests {
     #expect(devices.here.bytes("notes.json") == merged)
   }
 
+  @Test(
+    "A save that waits for a base it shares with the version that went over it is merged back, however many saves came after"
+  )
+  func overwrittenSaveWaitingOutlivesLaterSaves() throws {
+    let devices = TwoDevices(baseWait: .milliseconds(20))
+    let shared = try devices.save(start)
+    // Bob added jam; Carol merged it with her figs; this device read only Carol's merge.
+    let jam = start + [Note(id: 5, text: "jam")]
+    let bob = try devices.theirs(jam, over: shared)
+    let carol = try devices.theirs(
+      jam + [Note(id: 6, text: "figs")], over: bob, device: "CAROLLL")
+    devices.here.put(carol, as: "notes.json")
+    _ = try devices.key.load(in: devices.here.context)
+    try devices.save(jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea")])
+    // Bob's next version, made on his own, goes over the save: their newest common version is
+    // Bob's first, which this device never held, so the save waits for a device that does.
+    let bobAgain = try devices.theirs(jam + [Note(id: 8, text: "rye")], over: bob)
+    devices.here.put(bobAgain, as: "notes.json")
+    devices.merge()
+    #expect(try devices.stored().texts[7] == nil, "the save waits")
+    // Another process of this device, whose own wait is longer, saves over the file
+    // meanwhile, more often than the device keeps saves.
+    let process = FileStorageKey<[Note]>.notes(devices.here.notesURL)
+    for id in 100..<(100 + BaseStore.keptOwn + 1) {
+      let notes = try #require(try process.load(in: devices.here.context))
+      try process.save(notes + [Note(id: id, text: "note \(id)")], in: devices.here.context)
+      waitForRecords()
+    }
+    #expect(try devices.stored().texts[7] == nil, "the save waits")
+    // NB: a wait of at least the first key's, which only makes it over.
+    Thread.sleep(forTimeInterval: 0.05)
+    devices.merge()
+    let texts = try devices.stored().texts
+    #expect(texts[7] == "tea", "the save is merged back once the wait is over")
+    #expect(texts[6] == "figs" && texts[8] == "rye" && texts[100] == "note 100")
+  }
+
   @Test("A save is merged back even when the merge comes before the busy sync queue kept it")
   func overwrittenSaveRestoredBeforeItsRecord() throws {
     let devices = TwoDevices()
