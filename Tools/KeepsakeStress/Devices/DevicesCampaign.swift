@@ -80,6 +80,7 @@ public struct DevicesCampaign: Sendable {
       let keeps = ProcessInfo.processInfo.environment["KEEPSAKE_DEVICES_KEEP"] != nil
       defer { if !keeps { scratch.remove() } }
       if keeps { figures.append(.init("kept at \(scratch.url.path)", 0)) }
+      SyncthingCluster.stopsDaemonsOnSignals()
       let cluster = try SyncthingCluster(
         count: configuration.devices, in: scratch.url, maxConflicts: configuration.maxConflicts)
       defer { cluster.stop() }

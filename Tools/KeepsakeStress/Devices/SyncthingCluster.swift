@@ -11,8 +11,9 @@ import Foundation
 /// (`devN/folder`) and its log (`devN/log`).
 ///
 /// Every daemon it starts is stopped by ``stop()``, by the process IDs it started (and the one
-/// child `syncthing serve` starts), also when the campaign fails; a daemon never starts on a
-/// configuration that ``SyncthingConfig`` did not edit and check.
+/// child `syncthing serve` starts), also when the campaign fails, or by a signal that ends the
+/// process (see ``stopsDaemonsOnSignals()``); a daemon never starts on a configuration that
+/// ``SyncthingConfig`` did not edit and check.
 final class SyncthingCluster {
   /// One daemon.
   struct Device {
@@ -211,6 +212,7 @@ final class SyncthingCluster {
       _ = kill(pid, SIGKILL)
     }
     for pid in pids { _ = waitpid(pid, nil, WNOHANG) }
+    Self.running.withLock { $0.subtract(pids) }
     for index in devices.indices { devices[index].pid = 0 }
   }
 
@@ -267,6 +269,7 @@ final class SyncthingCluster {
     guard status == 0 else {
       throw DevicesCampaignError("could not start syncthing: \(String(cString: strerror(status)))")
     }
+    Self.running.withLock { _ = $0.insert(pid) }
     return pid
   }
 }
