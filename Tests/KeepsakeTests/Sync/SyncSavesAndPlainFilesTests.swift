@@ -62,6 +62,32 @@ struct SyncSavesAndPlainFilesTests {
     #expect(texts[6] == "figs" && texts[8] == "rye" && texts[100] == "note 100")
   }
 
+  @Test("A save waiting for its base stops waiting once another device's merge includes it")
+  func overwrittenSaveWaitingEndsWhenIncluded() throws {
+    let devices = TwoDevices()
+    let shared = try devices.save(start)
+    let jam = start + [Note(id: 5, text: "jam")]
+    let bob = try devices.theirs(jam, over: shared)
+    let carol = try devices.theirs(
+      jam + [Note(id: 6, text: "figs")], over: bob, device: "CAROLLL")
+    devices.here.put(carol, as: "notes.json")
+    _ = try devices.key.load(in: devices.here.context)
+    let saved = try devices.save(jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea")])
+    let name = "save \(FileVersion.hash(of: saved))"
+    devices.here.put(
+      try devices.theirs(jam + [Note(id: 8, text: "rye")], over: bob), as: "notes.json")
+    devices.merge()
+    #expect(devices.key.sync.state.isWaiting(for: name))
+    // Bob got the save before his version went over it, and merged the two himself.
+    let merged = try devices.theirs(
+      jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea"), Note(id: 8, text: "rye")],
+      over: saved)
+    devices.here.put(merged, as: "notes.json")
+    devices.merge()
+    #expect(!devices.key.sync.state.isWaiting(for: name))
+    #expect(devices.here.bytes("notes.json") == merged, "nothing merged a second time")
+  }
+
   @Test("A save is merged back even when the merge comes before the busy sync queue kept it")
   func overwrittenSaveRestoredBeforeItsRecord() throws {
     let devices = TwoDevices()
