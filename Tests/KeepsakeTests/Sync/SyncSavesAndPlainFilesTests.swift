@@ -30,20 +30,7 @@ struct SyncSavesAndPlainFilesTests {
   )
   func overwrittenSaveWaitingOutlivesLaterSaves() throws {
     let devices = TwoDevices(baseWait: .milliseconds(20))
-    let shared = try devices.save(start)
-    // Bob added jam; Carol merged it with her figs; this device read only Carol's merge.
-    let jam = start + [Note(id: 5, text: "jam")]
-    let bob = try devices.theirs(jam, over: shared)
-    let carol = try devices.theirs(
-      jam + [Note(id: 6, text: "figs")], over: bob, device: "CAROLLL")
-    devices.here.put(carol, as: "notes.json")
-    _ = try devices.key.load(in: devices.here.context)
-    try devices.save(jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea")])
-    // Bob's next version, made on his own, goes over the save: their newest common version is
-    // Bob's first, which this device never held, so the save waits for a device that does.
-    let bobAgain = try devices.theirs(jam + [Note(id: 8, text: "rye")], over: bob)
-    devices.here.put(bobAgain, as: "notes.json")
-    devices.merge()
+    try saveWaitingForABaseItLacks(devices)
     #expect(try devices.stored().texts[7] == nil, "the save waits")
     // Another process of this device, whose own wait is longer, saves over the file
     // meanwhile, more often than the device keeps saves.
@@ -65,6 +52,27 @@ struct SyncSavesAndPlainFilesTests {
   @Test("A save waiting for its base stops waiting once another device's merge includes it")
   func overwrittenSaveWaitingEndsWhenIncluded() throws {
     let devices = TwoDevices()
+    let saved = try saveWaitingForABaseItLacks(devices)
+    let name = "save \(FileVersion.hash(of: saved))"
+    #expect(devices.key.sync.state.isWaiting(for: name))
+    // Bob got the save before his version went over it, and merged the two himself.
+    let jam = start + [Note(id: 5, text: "jam")]
+    let merged = try devices.theirs(
+      jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea"), Note(id: 8, text: "rye")],
+      over: saved)
+    devices.here.put(merged, as: "notes.json")
+    devices.merge()
+    #expect(!devices.key.sync.state.isWaiting(for: name))
+    #expect(devices.here.bytes("notes.json") == merged, "nothing merged a second time")
+  }
+
+  /// Makes a save (tea) whose merge back waits for a base this device never held, and returns it.
+  ///
+  /// The save is made on Carol's merge of Bob's first version (jam, with her figs), then goes
+  /// under Bob's next version (rye), made on his first alone: their newest common version is
+  /// Bob's first.
+  @discardableResult
+  private func saveWaitingForABaseItLacks(_ devices: TwoDevices) throws -> Data {
     let shared = try devices.save(start)
     let jam = start + [Note(id: 5, text: "jam")]
     let bob = try devices.theirs(jam, over: shared)
@@ -73,19 +81,10 @@ struct SyncSavesAndPlainFilesTests {
     devices.here.put(carol, as: "notes.json")
     _ = try devices.key.load(in: devices.here.context)
     let saved = try devices.save(jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea")])
-    let name = "save \(FileVersion.hash(of: saved))"
     devices.here.put(
       try devices.theirs(jam + [Note(id: 8, text: "rye")], over: bob), as: "notes.json")
     devices.merge()
-    #expect(devices.key.sync.state.isWaiting(for: name))
-    // Bob got the save before his version went over it, and merged the two himself.
-    let merged = try devices.theirs(
-      jam + [Note(id: 6, text: "figs"), Note(id: 7, text: "tea"), Note(id: 8, text: "rye")],
-      over: saved)
-    devices.here.put(merged, as: "notes.json")
-    devices.merge()
-    #expect(!devices.key.sync.state.isWaiting(for: name))
-    #expect(devices.here.bytes("notes.json") == merged, "nothing merged a second time")
+    return saved
   }
 
   @Test("A save is merged back even when the merge comes before the busy sync queue kept it")
