@@ -52,7 +52,7 @@ extension StorageContext {
 /// to a pipe, and a thread of its own reads it and flushes (the self-pipe idiom). A Dispatch
 /// signal source is not enough on Linux: libdispatch blocks the signal only in the thread that
 /// made the source, and an ignored signal delivered to any other thread is discarded.
-enum TerminationFlush {
+package enum TerminationFlush {
   /// How long a termination signal lets open transactions end before it abandons them.
   static let transactionGrace: Duration = .seconds(5)
 
@@ -104,7 +104,7 @@ enum TerminationFlush {
   }
 
   /// Whether `signalNumber` still does what it does by default: nobody handles or ignores it.
-  static func isAtDefaultAction(_ signalNumber: Int32) -> Bool {
+  package static func isAtDefaultAction(_ signalNumber: Int32) -> Bool {
     var current = sigaction()
     guard sigaction(signalNumber, nil, &current) == 0 else { return false }
     #if canImport(Darwin)

@@ -20,9 +20,9 @@ extension SyncResolver {
     // longer judged would never be merged back.
     let judged =
       own.prefix(BaseStore.keptOwn)
-      + own.dropFirst(BaseStore.keptOwn).filter { state.isWaiting(for: Self.name(ofSave: $0)) }
+      + own.dropFirst(BaseStore.keptOwn).filter { state.isWaiting(for: Self.name(ofSave: $0.hash)) }
     for record in judged {
-      let name = Self.name(ofSave: record)
+      let name = Self.name(ofSave: record.hash)
       // NB: every recent save is judged, not only the newest: a save made over another
       // device's version that had dropped an earlier one is included, the earlier one is not.
       if mine.includes(record.hash) {
@@ -65,8 +65,8 @@ extension SyncResolver {
     }
   }
 
-  /// What a save of this device is called in waits and reports.
-  static func name(ofSave record: BaseStore.Record) -> String { "save \(record.hash)" }
+  /// What the save of this device whose hash is `hash` is called in waits and reports.
+  static func name(ofSave hash: String) -> String { "save \(hash)" }
 
   /// A value that cannot merge keeps both: the save goes to a conflict copy beside the file, as
   /// another process's would (`name.conflict-<UTC time>.ext`).

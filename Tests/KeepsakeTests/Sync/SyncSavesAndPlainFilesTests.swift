@@ -53,7 +53,7 @@ struct SyncSavesAndPlainFilesTests {
   func overwrittenSaveWaitingEndsWhenIncluded() throws {
     let devices = TwoDevices()
     let saved = try saveWaitingForABaseItLacks(devices)
-    let name = "save \(FileVersion.hash(of: saved))"
+    let name = SyncResolver<[Note]>.name(ofSave: FileVersion.hash(of: saved))
     #expect(devices.key.sync.state.isWaiting(for: name))
     // Bob got the save before his version went over it, and merged the two himself.
     let jam = start + [Note(id: 5, text: "jam")]

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Keepsake
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,11 +19,12 @@ extension SyncthingCluster {
   private static let signalSources = Mutex<[any DispatchSourceSignal]>([])
 
   /// From now on, `SIGINT`, `SIGTERM` and `SIGHUP` stop every daemon running (and its child),
-  /// then end the process as the signal would have; installed once per process.
+  /// then end the process as the signal would have; installed once per process, and only for
+  /// the signals nobody ignores or handles (a run under `nohup` goes on after `SIGHUP`).
   static func stopsDaemonsOnSignals() {
     signalSources.withLock { sources in
       guard sources.isEmpty else { return }
-      for number in [SIGINT, SIGTERM, SIGHUP] {
+      for number in [SIGINT, SIGTERM, SIGHUP] where TerminationFlush.isAtDefaultAction(number) {
         // NB: the signal is taken from its default action first, so that the source sees it.
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
