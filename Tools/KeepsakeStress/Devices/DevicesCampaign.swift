@@ -42,6 +42,11 @@ public struct DevicesCampaign: Sendable {
     public var writer = DevicesChild.Mode.library
     /// How long the devices may take to agree once they are all connected again.
     public var convergenceTimeout = 120.0
+    /// How long the campaign waits, when the devices agree on a file that lacks an edit, before
+    /// it judges again: a device's save that another's version replaced may wait for a base
+    /// (`SyncOptions.baseWait`, 20 s, and a scan's retry) before it is merged back, and an app
+    /// that keeps running merges it then.
+    public var recheckAfter = 30.0
     /// The `maxConflicts` of the Syncthing folder (Syncthing's usual 10).
     public var maxConflicts = 10
     /// Every this many edits, one is left to the coalesced save (pending while the engine may be
@@ -160,7 +165,16 @@ public struct DevicesCampaign: Sendable {
       failures.append("a process of dev\(child.device) did not finish its edits")
     }
     cluster.rescanAll()
-    let converged = waitForConvergence(cluster, copiesSeen: copiesSeen)
+    var converged = waitForConvergence(cluster, copiesSeen: copiesSeen)
+    // NB: only a run that would fail waits the longer time, so a passing run stays short.
+    var rechecked = 0
+    if converged, configuration.writer == .library,
+      verdict(of: cluster, children: children).lostEdits.isEmpty == false
+    {
+      rechecked = 1
+      Thread.sleep(forTimeInterval: configuration.recheckAfter)
+      converged = waitForConvergence(cluster, copiesSeen: copiesSeen)
+    }
     let convergeTime = resumed.duration(to: .now).seconds
     if !converged {
       failures.append(
@@ -183,20 +197,7 @@ public struct DevicesCampaign: Sendable {
       }.joined(separator: "\n")
       try? Data(text.utf8).write(to: URL(fileURLWithPath: log))
     }
-    let disks = cluster.devices.map { device in
-      DevicesChecker.Disk(
-        device: device.index,
-        items: DevicesChecker.items(at: device.folder.appendingPathComponent("items.json")),
-        names: (try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [],
-        notes: DevicesChecker.notes(at: device.folder.appendingPathComponent("items.json")),
-        copiedNotes: DevicesChecker.copiedNotes(in: device.folder))
-    }
-    let verdict = DevicesChecker(
-      processes: children.map {
-        DevicesChecker.Process(device: $0.device, lines: $0.reader.lines, times: $0.reader.times)
-      },
-      disks: disks
-    ).check()
+    let verdict = verdict(of: cluster, children: children)
     let engineCopies = copiesSeen.all
     let library = configuration.writer == .library
     figures += [
@@ -209,6 +210,7 @@ public struct DevicesCampaign: Sendable {
       .init("settings conflicts kept and reported", verdict.settingsConflictsReported),
       .init("parts decided by the merge policy (reported)", verdict.decidedByPolicy.count),
       .init("time to converge (ms)", Int((convergeTime * 1000).rounded())),
+      .init("judged again after the wait for merges back", rechecked),
       .init("devices whose file differs", verdict.differingDevices, isLoss: true),
       .init("unreadable files", verdict.unreadableFiles, isLoss: true),
       .init("items never added", verdict.unknownItems.count, isLoss: true),
@@ -266,6 +268,26 @@ public struct DevicesCampaign: Sendable {
       }
     }
     return noters
+  }
+
+  /// What `DevicesChecker` finds in the devices' folders now, against the processes' lines.
+  private func verdict(
+    of cluster: SyncthingCluster, children: [(device: Int, reader: ChildReader)]
+  ) -> DevicesChecker.Verdict {
+    let disks = cluster.devices.map { device in
+      DevicesChecker.Disk(
+        device: device.index,
+        items: DevicesChecker.items(at: device.folder.appendingPathComponent("items.json")),
+        names: (try? FileManager.default.contentsOfDirectory(atPath: device.folder.path)) ?? [],
+        notes: DevicesChecker.notes(at: device.folder.appendingPathComponent("items.json")),
+        copiedNotes: DevicesChecker.copiedNotes(in: device.folder))
+    }
+    return DevicesChecker(
+      processes: children.map {
+        DevicesChecker.Process(device: $0.device, lines: $0.reader.lines, times: $0.reader.times)
+      },
+      disks: disks
+    ).check()
   }
 
   /// Waits until the daemons are quiet and, twice in a row, every device's items are the same
