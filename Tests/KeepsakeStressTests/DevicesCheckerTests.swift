@@ -53,4 +53,38 @@ struct DevicesCheckerTests {
   func untimed() {
     #expect(verdict(reportedAt: 1, timed: false).lostEdits.isEmpty)
   }
+
+  /// The owner adds `1.1.1`, notes it, deletes it, and edits it once it came back with another
+  /// device's note (a change wins over a deletion), noting it again when `notesAgain`; every
+  /// device ends with the item and the other device's note.
+  func verdictOfNoteBeforeDeletion(notesAgain: Bool) -> DevicesChecker.Verdict {
+    var owner = [
+      "op add 1.1.1 1.1.1#1", "ack add 1.1.1 1.1.1#1", "op note 1.1.1 1.1.1~1.1~3 -",
+      "ack note 1.1.1 1.1.1~1.1~3 -", "op delete 1.1.1", "ack delete 1.1.1",
+      "op edit 1.1.1 1.1.1#24", "ack edit 1.1.1 1.1.1#24",
+    ]
+    if notesAgain {
+      owner += ["op note 1.1.1 1.1.1~1.1~30 -", "ack note 1.1.1 1.1.1~1.1~30 -"]
+    }
+    let other = ["op note 1.1.1 1.1.1~2.1~6 -", "ack note 1.1.1 1.1.1~2.1~6 -"]
+    let disk = DevicesChecker.Disk(
+      device: 1, items: ["1.1.1": "1.1.1#24"], names: ["items.json"],
+      notes: ["1.1.1": "1.1.1~2.1~6"])
+    return DevicesChecker(
+      processes: [
+        .init(device: 1, lines: owner, times: []), .init(device: 2, lines: other, times: []),
+      ],
+      disks: [disk]
+    ).check()
+  }
+
+  @Test(
+    "An author's note on an item it then deleted went with the deletion, also when the item came back"
+  )
+  func noteBeforeOwnDeletion() {
+    #expect(verdictOfNoteBeforeDeletion(notesAgain: false).lostEdits.isEmpty)
+    #expect(
+      verdictOfNoteBeforeDeletion(notesAgain: true).lostEdits == ["1.1.1 (its note)"],
+      "a note set after the item came back is asked for")
+  }
 }

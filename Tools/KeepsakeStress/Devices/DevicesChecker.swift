@@ -119,6 +119,9 @@ struct DevicesChecker {
           if let (id, state) = Self.edit(words.dropFirst()) {
             states[id, default: []].append((state, acknowledged))
             pending[id]?.removeFirst()
+            // NB: an author's note on an item it then deleted went with its deletion, also when
+            // another device's change brings the item back (as that device had it).
+            if state == nil && acknowledged { notes[id] = nil }
           }
         case "conflict" where words.count >= 5:
           if words[2] == "merged" {
