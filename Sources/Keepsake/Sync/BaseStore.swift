@@ -11,8 +11,9 @@ import Synchronization
 /// `<time>-<kind>-<hash>.json` (`kind`: `w` a save of this device, `m` a merge this device
 /// wrote, `r` a version it read, `k` a change an older version kept beside it, which this
 /// device took in), so that every process of the device shares them without an
-/// index to lock. It also keeps the device's ID (`device`), which this device's saves write into
-/// their ancestry.
+/// index to lock. Beside them, `waiting-<hash>` marks a save of this device whose merge back
+/// waits for a base. It also keeps the device's ID (`device`), which this device's saves write
+/// into their ancestry.
 ///
 /// It is a cache of the data in the files, never the only copy of anything: losing it (a
 /// crash before a record is written, a person removing the folder) makes the next merge fall
@@ -158,8 +159,13 @@ struct BaseStore: Sendable {
   func records(for file: URL) -> [Record] {
     let folder = folder(for: file)
     // NB: the unwritten ones first: one written in between is then on disk when listed.
-    let unwritten = unwritten(in: folder).map(\.record)
-    let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
+    let unwritten = unwritten(in: folder)
+    return records(listed: (try? fileSystem.contentsOfDirectory(at: folder)) ?? [], unwritten)
+  }
+
+  /// The versions among `names`, a listing of a file's folder, with `unwritten`, newest first.
+  private func records(listed names: [String], _ unwritten: [Unwritten]) -> [Record] {
+    let unwritten = unwritten.map(\.record)
     let listed = names.compactMap(Self.record(named:))
     let onDisk = Set(listed.map(\.name))
     return (listed + unwritten.filter { !onDisk.contains($0.name) }).sorted {
@@ -230,15 +236,54 @@ struct BaseStore: Sendable {
   }
 
   private func write(_ record: Record, _ data: Data, _ keeping: Set<String>, of file: URL) {
-    let existing = records(for: file).filter { $0.name != record.name }
+    let folder = folder(for: file)
+    let unwritten = unwritten(in: folder)
+    let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
+    let existing = records(listed: names, unwritten).filter { $0.name != record.name }
     // The same version of the same kind is already kept: nothing new to learn.
     if existing.contains(where: {
       $0.hash == record.hash && $0.kind == record.kind && $0.parents == record.parents
     }) {
       return
     }
-    try? fileSystem.writePrivately(data, to: folder(for: file).appendingPathComponent(record.name))
-    evict([record] + existing, versionSize: data.count, keeping: keeping, of: file)
+    try? fileSystem.writePrivately(data, to: folder.appendingPathComponent(record.name))
+    evict(
+      [record] + existing, versionSize: data.count, keeping: keeping,
+      waiting: Set(names.compactMap(Self.waitingSave(named:))), of: file)
+  }
+
+  // MARK: - Saves waiting to be merged back
+
+  /// Marks this device's save of `file` whose hash is `hash` as waiting for a base before it is
+  /// merged back into the file (see `SyncResolver.restoreOverwrittenSaves`): a process started
+  /// later judges it too, and the bounds keep it, however many saves come after.
+  ///
+  /// NB: a file of its own beside the versions (`waiting-<hash>`), not a new record: the record
+  /// keeps its name, which every process of the device reads without a lock.
+  func markWaiting(_ hash: String, of file: URL) {
+    try? fileSystem.writePrivately(
+      Data(), to: folder(for: file).appendingPathComponent(Self.waitingPrefix + hash))
+  }
+
+  /// Removes the mark of ``markWaiting(_:of:)``: the save was merged back, or is no longer one
+  /// to merge back.
+  func unmarkWaiting(_ hash: String, of file: URL) {
+    try? fileSystem.removeItem(
+      at: folder(for: file).appendingPathComponent(Self.waitingPrefix + hash))
+  }
+
+  /// The hashes of the saves of `file` marked waiting.
+  func waitingSaves(of file: URL) -> Set<String> {
+    let names = (try? fileSystem.contentsOfDirectory(at: folder(for: file))) ?? []
+    return Set(names.compactMap(Self.waitingSave(named:)))
+  }
+
+  private static let waitingPrefix = "waiting-"
+
+  private static func waitingSave(named name: String) -> String? {
+    guard name.hasPrefix(waitingPrefix) else { return nil }
+    let hash = name.dropFirst(waitingPrefix.count)
+    return hash.count == 12 ? String(hash) : nil
   }
 
   /// A version handed to the sync queue and not yet on disk.
@@ -266,13 +311,15 @@ struct BaseStore: Sendable {
   }
 
   /// Removes the versions the bounds do not keep: the newest (see ``keptVersions``), and beyond
-  /// them the newest ``keptOwn`` of this device's and ``keptRead`` read ones, and those
-  /// `keeping` names.
+  /// them the newest ``keptOwn`` of this device's and ``keptRead`` read ones, those `keeping`
+  /// names, and this device's saves marked `waiting` (whose marks outlive them no longer).
   private func evict(
-    _ records: [Record], versionSize: Int, keeping: Set<String>, of file: URL
+    _ records: [Record], versionSize: Int, keeping: Set<String>, waiting: Set<String>,
+    of file: URL
   ) {
     let newest = min(keptVersions, max(Self.fewestKept, Self.keptBytes / max(1, versionSize)))
     var keep = Set(records.filter { keeping.contains($0.hash) }.map(\.name))
+    keep.formUnion(records.filter { $0.kind.isOwn && waiting.contains($0.hash) }.map(\.name))
     var seen: Set<String> = []
     var own = 0
     var read = 0
@@ -295,6 +342,8 @@ struct BaseStore: Sendable {
     for record in records where !keep.contains(record.name) {
       try? fileSystem.removeItem(at: folder.appendingPathComponent(record.name))
     }
+    let saves = Set(records.filter(\.kind.isOwn).map(\.hash))
+    for hash in waiting where !saves.contains(hash) { unmarkWaiting(hash, of: file) }
   }
 
   // MARK: - Names

@@ -15,18 +15,26 @@ extension SyncResolver {
     var mine = FileVersion(fileData, readsAncestry: true)
     guard let fileAncestry = mine.ancestry else { return }
     let own = store.records(for: target.url).filter(\.kind.isOwn)
+    let marked = store.waitingSaves(of: target.url)
     // NB: the device's newest saves, and older ones whose merge back waits for a base: the
     // device may save more often than it keeps saves while that wait lasts, and a save no
-    // longer judged would never be merged back.
+    // longer judged would never be merged back. The store marks those, so that a process
+    // started after the one that waited (an app quit meanwhile) judges them too.
     let judged =
       own.prefix(BaseStore.keptOwn)
-      + own.dropFirst(BaseStore.keptOwn).filter { state.isWaiting(for: Self.name(ofSave: $0.hash)) }
+      + own.dropFirst(BaseStore.keptOwn).filter {
+        marked.contains($0.hash) || state.isWaiting(for: Self.name(ofSave: $0.hash))
+      }
+    let stopWaiting = { (hash: String) in
+      state.stopWaiting(for: Self.name(ofSave: hash))
+      if marked.contains(hash) { store.unmarkWaiting(hash, of: target.url) }
+    }
     for record in judged {
       let name = Self.name(ofSave: record.hash)
       // NB: every recent save is judged, not only the newest: a save made over another
       // device's version that had dropped an earlier one is included, the earlier one is not.
       if mine.includes(record.hash) {
-        state.stopWaiting(for: name)
+        stopWaiting(record.hash)
         continue
       }
       guard
@@ -37,7 +45,7 @@ extension SyncResolver {
         saveAncestry.generation > fileAncestry.generation - Ancestry.recentWindow,
         !save.includes(mine.hash), !mine.commonVersions(with: save).isEmpty
       else {
-        state.stopWaiting(for: name)
+        stopWaiting(record.hash)
         continue
       }
       let other = OtherVersion(
@@ -55,6 +63,11 @@ extension SyncResolver {
       outcome.restoredSaves += scratch.merged.count
       outcome.kept += scratch.kept
       outcome.waiting += scratch.waiting
+      if !scratch.waiting.isEmpty && !marked.contains(record.hash) {
+        store.markWaiting(record.hash, of: target.url)
+      } else if !scratch.merged.isEmpty || !scratch.kept.isEmpty {
+        stopWaiting(record.hash)
+      }
       if scratch.stopped {
         outcome.busy = outcome.busy || scratch.busy
         outcome.blocked = outcome.blocked || scratch.blocked

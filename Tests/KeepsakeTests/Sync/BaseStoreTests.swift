@@ -167,6 +167,36 @@ struct BaseStoreTests {
       "the version last received from elsewhere is kept beyond the newest")
   }
 
+  @Test(
+    "A save marked waiting to be merged back is kept beyond the bounds, seen by a later store, and its mark goes with it"
+  )
+  func waitingSaveOutlivesTheBounds() {
+    let disk = InMemoryFileSystem()
+    let root = URL(fileURLWithPath: "/state/keepsake")
+    var store = BaseStore(fileSystem: disk, root: root)
+    store.keptVersions = 20
+    let waiting = FileVersion.hash(of: version(0))
+    store.record(version(0), hash: waiting, kind: .wrote, of: file)
+    store.markWaiting(waiting, of: file)
+    func save(_ numbers: ClosedRange<Int>) {
+      for number in numbers {
+        store.record(
+          version(number), hash: FileVersion.hash(of: version(number)), kind: .wrote, of: file)
+      }
+    }
+    save(1...(store.keptVersions + 40))
+    #expect(store.records(for: file).contains { $0.hash == waiting }, "kept while it waits")
+    #expect(BaseStore(fileSystem: disk, root: root).waitingSaves(of: file) == [waiting])
+    store.unmarkWaiting(waiting, of: file)
+    save(100...100)
+    #expect(!store.records(for: file).contains { $0.hash == waiting }, "bounded again")
+    // A mark whose save is gone (removed by hand) is dropped by the next save.
+    let gone = FileVersion.hash(of: version(1))
+    store.markWaiting(gone, of: file)
+    save(101...101)
+    #expect(store.waitingSaves(of: file).isEmpty)
+  }
+
   @Test("A large file keeps fewer versions, never fewer than the fewest")
   func largeFilesKeepFewer() {
     let store = BaseStore(

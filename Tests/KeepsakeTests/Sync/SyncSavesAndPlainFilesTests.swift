@@ -49,6 +49,37 @@ struct SyncSavesAndPlainFilesTests {
     #expect(texts[6] == "figs" && texts[8] == "rye" && texts[100] == "note 100")
   }
 
+  @Test(
+    "A save waiting for a base is merged back by the next launch of the app, however many saves came between"
+  )
+  func overwrittenSaveWaitingOutlivesTheProcess() throws {
+    let devices = TwoDevices(baseWait: .milliseconds(20))
+    let saved = try saveWaitingForABaseItLacks(devices)
+    // The app quits while the save waits; another process of the device saves over the file,
+    // more often than the device keeps saves, before it is started again.
+    let process = FileStorageKey<[Note]>.notes(devices.here.notesURL)
+    for id in 100..<(100 + BaseStore.keptOwn + 1) {
+      let notes = try #require(try process.load(in: devices.here.context))
+      try process.save(notes + [Note(id: id, text: "note \(id)")], in: devices.here.context)
+      waitForRecords()
+    }
+    let relaunched = FileStorageKey<[Note]>.notes(
+      devices.here.notesURL, baseWait: .milliseconds(20))
+    relaunched.mergeConflictCopies(in: devices.here.context)
+    #expect(try devices.stored().texts[7] == nil, "the save waits again, from its launch")
+    // NB: a wait of at least the key's, which only makes it over.
+    Thread.sleep(forTimeInterval: 0.05)
+    relaunched.mergeConflictCopies(in: devices.here.context)
+    waitForRecords()
+    let texts = try devices.stored().texts
+    #expect(texts[7] == "tea", "the save is merged back once the wait is over")
+    #expect(texts[6] == "figs" && texts[8] == "rye" && texts[100] == "note 100")
+    let store = relaunched.syncTarget.store(in: devices.here.context)
+    #expect(
+      !store.waitingSaves(of: devices.here.notesURL).contains(FileVersion.hash(of: saved)),
+      "merged back, it no longer waits")
+  }
+
   @Test("A save waiting for its base stops waiting once another device's merge includes it")
   func overwrittenSaveWaitingEndsWhenIncluded() throws {
     let devices = TwoDevices()
