@@ -27,6 +27,12 @@ extension FileStorageKey {
       else { return nil }
       return merged.0
     }
+    target.removeKeptDeletions = { [self] data, value, line in
+      guard let kept = try? UnsavedChange.decoder.decode(UnsavedChange.self, from: data) else {
+        return nil
+      }
+      return removingDeletions(of: kept, from: value, lackedBy: line)
+    }
     return target
   }
 

@@ -307,3 +307,41 @@ extension FileStorageKey {
     return (merged, conflicts)
   }
 }
+
+extension FileStorageKey {
+  /// `value` without the elements the kept change deleted that it still holds unchanged and
+  /// `line`, a version that took the change in, lacks (see
+  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:at:removed:)`), step by step, and the
+  /// places of those removed (in the content, as a merge names them); `nil` when the change
+  /// does not read.
+  ///
+  /// For a version whose line did not take the change in, before it merges with `line`.
+  /// Elements are told apart as a merge by identity tells them (arrays of objects by `id`),
+  /// whichever merge the key's value takes.
+  func removingDeletions(
+    of kept: UnsavedChange, from value: Value, lackedBy line: Value
+  ) -> (Value, removed: [String])? {
+    // NB: each version as this model encodes it, as the field merge compares them: another
+    // writer's formatting or an older format version must not look like a change.
+    let document = { (value: Value) in try? JSONValue(parsing: try encode(value)) }
+    guard let base = try? kept.baseData.map(decode), let change = try? decode(kept.changeData)
+    else { return nil }
+    // NB: a step that does not read is left out, as the take-in leaves it out.
+    let steps = (kept.steps ?? []).compactMap { $0.bytes.flatMap { try? decode($0) } }
+    let chain = ([base] + steps + [change]).compactMap(document)
+    guard chain.count == steps.count + 2, var result = document(value),
+      let lineDocument = document(line)
+    else { return nil }
+    var removed: [String] = []
+    for (before, after) in zip(chain, chain.dropFirst()) {
+      result = FieldMerge.removingDeletions(
+        from: before, to: after, in: result, lackedBy: lineDocument, removed: &removed)
+    }
+    // A result that does not decode is never merged.
+    guard !removed.isEmpty, let value = try? decode(result.jsonData()) else { return (value, []) }
+    let inContent = { (path: String) in
+      path.hasPrefix("content.") ? String(path.dropFirst("content.".count)) : path
+    }
+    return (value, removed.map(inContent))
+  }
+}

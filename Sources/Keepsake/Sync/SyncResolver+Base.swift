@@ -61,25 +61,83 @@ extension SyncResolver {
   ) -> Value? {
     let needed = Set(
       keptChanges.lazy.map(\.hash).filter { hash in !versions.contains { $0.includes(hash) } })
-    guard !needed.isEmpty else { return value }
+    guard let changes = heldKeptChanges(needed) else { return nil }
+    var result = value
+    for data in changes {
+      guard let next = target.applyKeptChange(data, result) else { return nil }
+      result = next
+    }
+    return result
+  }
+
+  /// `ours` and `theirs`, each without the elements the kept changes only the other side took
+  /// in deleted and that side lacks (see
+  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:at:removed:)`), and the places of those
+  /// removed.
+  ///
+  /// A kept change one line took in while it no longer held an element the change deleted
+  /// changed nothing there; against the two lines' common version, the other line, which still
+  /// holds the element, would bring it back. Only deletions are replayed, and only of elements
+  /// the line that took the change in lacks: it carries the rest, and where it holds the element
+  /// the merge decides as it would without the change.
+  ///
+  /// Only the changes this device holds (it took them in): a device that does not merges as
+  /// without them, rather than wait, and the deletion may come back there. Waiting as for a
+  /// base held a copy unmerged while the file took in further kept changes, and lost more than
+  /// it saved (the three-device simulation's older app).
+  func removingOneSidedDeletions(
+    _ mine: FileVersion, _ copy: FileVersion, ours: Value, theirs: Value
+  ) -> (ours: Value, theirs: Value, removed: [String]) {
+    guard mine.ancestry != nil, copy.ancestry != nil else { return (ours, theirs, []) }
+    let onlyMine = Set(
+      mine.lineage.filter { $0.isKeptChange && !copy.includes($0.hash) }.map(\.hash))
+    let onlyCopy = Set(
+      copy.lineage.filter { $0.isKeptChange && !mine.includes($0.hash) }.map(\.hash))
+    guard !onlyMine.isEmpty || !onlyCopy.isEmpty else { return (ours, theirs, []) }
+    let fromMine = heldKeptChanges(onlyMine, allOrNone: false) ?? []
+    let fromCopy = heldKeptChanges(onlyCopy, allOrNone: false) ?? []
+    var sides = (ours: ours, theirs: theirs, removed: [String]())
+    for data in fromMine {
+      guard let (value, removed) = target.removeKeptDeletions(data, sides.theirs, ours) else {
+        continue
+      }
+      sides.theirs = value
+      sides.removed += removed
+    }
+    for data in fromCopy {
+      guard let (value, removed) = target.removeKeptDeletions(data, sides.ours, theirs) else {
+        continue
+      }
+      sides.ours = value
+      sides.removed += removed
+    }
+    return sides
+  }
+
+  /// The bytes of the kept changes named `hashes`, in the order this device took them in;
+  /// `nil` when it does not hold one of them and `allOrNone`, else those it holds.
+  private func heldKeptChanges(_ hashes: Set<String>, allOrNone: Bool = true) -> [Data]? {
+    guard !hashes.isEmpty else { return [] }
     // In the order this device took them in, oldest first (the store's records are newest
     // first): a later change of the same writer holds an earlier one as a step, and the
     // earlier one merged after it would undo it.
     let records = store.records(for: target.url).reversed().filter {
-      $0.kind == .keptChange && needed.contains($0.hash)
+      $0.kind == .keptChange && hashes.contains($0.hash)
     }
-    guard Set(records.map(\.hash)) == needed else { return nil }
-    var result = value
+    if allOrNone, Set(records.map(\.hash)) != hashes { return nil }
+    var changes: [Data] = []
     for record in records {
       guard
         let data = store.contents(
           of: record, of: target.url,
-          maximumSize: StorageContext.unsavedReadLimit(target.maximumFileSize)),
-        let next = target.applyKeptChange(data, result)
-      else { return nil }
-      result = next
+          maximumSize: StorageContext.unsavedReadLimit(target.maximumFileSize))
+      else {
+        if allOrNone { return nil }
+        continue
+      }
+      changes.append(data)
     }
-    return result
+    return changes
   }
 
   /// The base of two versions whose common versions are `common` (newest first), and the

@@ -239,13 +239,14 @@ struct SyncResolver<Value: Sendable> {
       outcome.waiting.append(other.name)
       return
     }
+    let sides = removingOneSidedDeletions(mine, copy, ours: ours, theirs: theirs)
     // Field by field where the value merges so, as a save's merge: an element changed on both
     // sides keeps both sides' changes to different fields. Against a base that is not their
     // newest common version, an element only one side holds is kept and named: it may be one
     // the other side added and deleted since (a deletion would come back unannounced).
     var result: SharedMergeResult<Value>
     var keepsTheirs = false
-    let byField = target.mergeByField(base, ours, theirs, kind == .newestCommonVersion)
+    let byField = target.mergeByField(base, sides.ours, sides.theirs, kind == .newestCommonVersion)
     var guessed: [String] = []
     if case .merged(let value, let conflicts, let guesses) = byField {
       result = SharedMergeResult(value: value, conflicts: conflicts)
@@ -253,7 +254,7 @@ struct SyncResolver<Value: Sendable> {
       // NB: named in the report, with no copy: both sides' elements are in the file.
       guessed = guesses
     } else {
-      result = merge.merge(base: base, ours: ours, theirs: theirs)
+      result = merge.merge(base: base, ours: sides.ours, theirs: sides.theirs)
     }
     let ancestry = target.carriesAncestry ? Ancestry.merge(of: mine, and: copy) : nil
     let merged: Data
@@ -266,7 +267,12 @@ struct SyncResolver<Value: Sendable> {
         let threeWay = target.mergeDocuments(baseData, fileData, copyData)
       {
         merged = target.keepingUnknownMembers(encoded, [(threeWay.0, threeWay.1)])
-        let unknown = threeWay.2.filter { !result.conflicts.contains($0) }
+        // NB: nor where an element a kept change deleted was removed: the raw documents
+        // still hold it, as the other line left it.
+        let unknown = threeWay.2.filter { path in
+          !result.conflicts.contains(path)
+            && !sides.removed.contains { path == $0 || path.hasPrefix($0 + ".") }
+        }
         result.conflicts += unknown
         keepsTheirs = keepsTheirs || !unknown.isEmpty
       } else {
