@@ -110,6 +110,117 @@ struct SyncKeptChangeTests {
     }
   }
 
+  /// Three devices whose lines meet after one took in a deletion of a note it did not hold.
+  ///
+  /// Device 2 adds note 3, which reaches device 0 only; device 1 edits note 1 meanwhile, and
+  /// device 2 then edits note 3 to `edit`, when given. The older app on device 0 deletes note 3
+  /// and keeps the change beside the file. The change reaches device 1 ahead of the file it was
+  /// made on: device 1 takes it in (it changes nothing there) and removes it. Then device 1's
+  /// version meets device 0's, which holds note 3, and the engine keeps one of them in a
+  /// conflict copy. Returns the devices, all linked and merged.
+  func keptChangeOnALineWithoutTheNote(
+    deviceTwoEdits edit: String? = nil
+  ) throws -> Devices {
+    let devices = Devices()
+    let three = [Note(id: 1, text: "one"), Note(id: 3, text: "three")]
+    try devices.keys[0].save(one, in: devices.folders[0].context)
+    try devices.sync([(0, 1), (0, 2)])
+    try devices.keys[2].save(three, in: devices.folders[2].context)
+    try devices.sync([(0, 2)])
+    try devices.keys[1].save([Note(id: 1, text: "one!")], in: devices.folders[1].context)
+    if let edit {
+      // After the older app read note 3, device 2 edits it.
+      try devices.keys[2].save(
+        [Note(id: 1, text: "one"), Note(id: 3, text: edit)], in: devices.folders[2].context)
+    }
+    let change = try kept(one, base: three)
+    devices.folders[0].put(change, as: added)
+    // The small change reaches device 1 ahead of the file it was made on.
+    devices.folders[1].put(change, as: added)
+    devices.takeIn(on: 1)
+    #expect(devices.folders[1].names.contains(added) == false, "device 1 took the change in")
+    try devices.sync([(0, 1)])
+    try devices.meet()
+    return devices
+  }
+
+  @Test(
+    "A deletion an older version kept, taken in on a line that no longer held the note, stays deleted"
+  )
+  func keptDeletionOfANoteTheLineLacked() throws {
+    let devices = try keptChangeOnALineWithoutTheNote()
+    for device in 0..<3 {
+      #expect(
+        try devices.stored(on: device) == [1: "one!"], "device \(device): note 3 stays deleted")
+      #expect(devices.folders[device].names == ["notes.json"], "device \(device): nothing left")
+    }
+  }
+
+  @Test("A note another device edited after the older version deleted it is kept")
+  func keptDeletionLosesToALaterEdit() throws {
+    let devices = try keptChangeOnALineWithoutTheNote(deviceTwoEdits: "three, edited")
+    for device in 0..<3 {
+      #expect(
+        try devices.stored(on: device) == [1: "one!", 3: "three, edited"],
+        "device \(device): the edit is not lost")
+    }
+  }
+
+  @Test(
+    "A note deleted on both lines, one of them after another device edited it, goes with no copy")
+  func deletedOnBothLines() throws {
+    let devices = Devices()
+    let three = [Note(id: 1, text: "one"), Note(id: 3, text: "three")]
+    let edited = [Note(id: 1, text: "one"), Note(id: 3, text: "three, edited")]
+    try devices.keys[0].save(three, in: devices.folders[0].context)
+    try devices.sync([(0, 1), (0, 2)])
+    try devices.keys[2].save(edited, in: devices.folders[2].context)
+    try devices.sync([(0, 2)])
+    // Device 1 deletes note 3 itself; the older app on device 0 deletes it after the edit.
+    try devices.keys[1].save(one, in: devices.folders[1].context)
+    let change = try kept(one, base: edited)
+    devices.folders[0].put(change, as: added)
+    devices.folders[1].put(change, as: added)
+    devices.takeIn(on: 1)
+    // Device 2's version wins the name; device 1, which holds the change, merges the copy first.
+    devices.engine.sync(1, 2)
+    _ = try devices.keys[1].load(in: devices.folders[1].context)
+    waitForRecords()
+    try devices.meet()
+    for device in 0..<3 {
+      #expect(try devices.stored(on: device) == one.texts, "device \(device): note 3 is deleted")
+      #expect(devices.folders[device].names == ["notes.json"], "device \(device): no copy kept")
+    }
+  }
+
+  @Test(
+    "A note an older version added and then deleted stays deleted when each change reached another line"
+  )
+  func addedThenDeletedOnTwoLines() throws {
+    let devices = try devicesWithAKeptAddition()
+    // Device 1 takes in the addition; its removal reaches device 0, so the older app makes its
+    // deletion of note 2 on it; that change reaches only device 2, whose line never had note 2.
+    devices.takeIn(on: 1)
+    try devices.folders[0].disk.removeItem(at: devices.folders[0].url(added))
+    try devices.folders[2].disk.removeItem(at: devices.folders[2].url(added))
+    let deletion = try kept(one, base: two)
+    let name = "notes.unsaved-20261206T120100Z.json"
+    devices.folders[0].put(deletion, as: name)
+    devices.folders[2].put(deletion, as: name)
+    try devices.keys[2].save([Note(id: 1, text: "one, on 2")], in: devices.folders[2].context)
+    devices.takeIn(on: 2)
+    try devices.folders[0].disk.removeItem(at: devices.folders[0].url(name))
+    // Device 1's version wins the name; device 2, which holds the deletion, merges first.
+    devices.engine.sync(1, 2)
+    _ = try devices.keys[2].load(in: devices.folders[2].context)
+    waitForRecords()
+    try devices.meet()
+    for device in 0..<3 {
+      #expect(try devices.stored(on: device) == [1: "one, on 2"], "device \(device)")
+      #expect(devices.folders[device].names == ["notes.json"], "device \(device): nothing left")
+    }
+  }
+
   @Test("A file that holds a kept change already is left as it is, and the change goes")
   func includedChangeNotMergedAgain() throws {
     let devices = try devicesWithAKeptAddition()
