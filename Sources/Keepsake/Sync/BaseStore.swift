@@ -272,10 +272,16 @@ struct BaseStore: Sendable {
       at: folder(for: file).appendingPathComponent(Self.waitingPrefix + hash))
   }
 
-  /// The hashes of the saves of `file` marked waiting.
-  func waitingSaves(of file: URL) -> Set<String> {
-    let names = (try? fileSystem.contentsOfDirectory(at: folder(for: file))) ?? []
-    return Set(names.compactMap(Self.waitingSave(named:)))
+  /// This device's saves and merges of `file`, newest first, and the hashes of those marked
+  /// waiting (see ``markWaiting(_:of:)``), from one listing of the folder.
+  func ownSaves(of file: URL) -> (saves: [Record], waiting: Set<String>) {
+    let folder = folder(for: file)
+    let unwritten = unwritten(in: folder)
+    let names = (try? fileSystem.contentsOfDirectory(at: folder)) ?? []
+    return (
+      records(listed: names, unwritten).filter(\.kind.isOwn),
+      Set(names.compactMap(Self.waitingSave(named:)))
+    )
   }
 
   private static let waitingPrefix = "waiting-"

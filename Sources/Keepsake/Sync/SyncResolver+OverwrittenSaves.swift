@@ -14,8 +14,7 @@ extension SyncResolver {
     let store = store
     var mine = FileVersion(fileData, readsAncestry: true)
     guard let fileAncestry = mine.ancestry else { return }
-    let own = store.records(for: target.url).filter(\.kind.isOwn)
-    let marked = store.waitingSaves(of: target.url)
+    let (own, marked) = store.ownSaves(of: target.url)
     // NB: the device's newest saves, and older ones whose merge back waits for a base: the
     // device may save more often than it keeps saves while that wait lasts, and a save no
     // longer judged would never be merged back. The store marks those, so that a process
@@ -63,8 +62,8 @@ extension SyncResolver {
       outcome.restoredSaves += scratch.merged.count
       outcome.kept += scratch.kept
       outcome.waiting += scratch.waiting
-      if !scratch.waiting.isEmpty && !marked.contains(record.hash) {
-        store.markWaiting(record.hash, of: target.url)
+      if !scratch.waiting.isEmpty {
+        if !marked.contains(record.hash) { store.markWaiting(record.hash, of: target.url) }
       } else if !scratch.merged.isEmpty || !scratch.kept.isEmpty {
         stopWaiting(record.hash)
       }

@@ -186,7 +186,7 @@ struct BaseStoreTests {
     }
     save(1...(store.keptVersions + 40))
     #expect(store.records(for: file).contains { $0.hash == waiting }, "kept while it waits")
-    #expect(BaseStore(fileSystem: disk, root: root).waitingSaves(of: file) == [waiting])
+    #expect(BaseStore(fileSystem: disk, root: root).ownSaves(of: file).waiting == [waiting])
     store.unmarkWaiting(waiting, of: file)
     save(100...100)
     #expect(!store.records(for: file).contains { $0.hash == waiting }, "bounded again")
@@ -194,7 +194,7 @@ struct BaseStoreTests {
     let gone = FileVersion.hash(of: version(1))
     store.markWaiting(gone, of: file)
     save(101...101)
-    #expect(store.waitingSaves(of: file).isEmpty)
+    #expect(store.ownSaves(of: file).waiting.isEmpty)
   }
 
   @Test("A large file keeps fewer versions, never fewer than the fewest")

@@ -76,7 +76,7 @@ struct SyncSavesAndPlainFilesTests {
     #expect(texts[6] == "figs" && texts[8] == "rye" && texts[100] == "note 100")
     let store = relaunched.syncTarget.store(in: devices.here.context)
     #expect(
-      !store.waitingSaves(of: devices.here.notesURL).contains(FileVersion.hash(of: saved)),
+      !store.ownSaves(of: devices.here.notesURL).waiting.contains(FileVersion.hash(of: saved)),
       "merged back, it no longer waits")
   }
 
