@@ -102,15 +102,37 @@ enum LoopbackHTTP {
     return result
   }
 
-  /// A TCP port on `127.0.0.1` that is free now (the system picks it; it may be taken again
-  /// before the daemon binds it, which a failed start then says).
+  /// A TCP port on `127.0.0.1` that is free now, for a daemon to listen on.
+  ///
+  /// It may be taken again before the daemon binds it, which a failed set-up then says. The port
+  /// is drawn below the system's ephemeral range (Linux's `ip_local_port_range`): a port the
+  /// system picks itself is one every outgoing connection on the machine may take in the
+  /// meantime, and a busy machine makes many.
   static func freePort() throws -> Int {
+    let ephemeral = ephemeralPortRange()
+    let low = 20_000
+    if ephemeral.lowerBound > low + 100 {
+      var generator = SystemRandomNumberGenerator()
+      for _ in 0..<64 {
+        let port = Int.random(in: low..<ephemeral.lowerBound, using: &generator)
+        if let bound = try bindable(port) { return bound }
+      }
+    }
+    guard let port = try bindable(0) else {
+      throw DevicesCampaignError("no free port on 127.0.0.1")
+    }
+    return port
+  }
+
+  /// The port `port` binds to on `127.0.0.1` right now (the system's choice for 0), or nil when
+  /// it is taken.
+  private static func bindable(_ port: Int) throws -> Int? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw DevicesCampaignError("socket: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
@@ -118,8 +140,17 @@ enum LoopbackHTTP {
         bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
       }
     }
-    guard bound else { throw DevicesCampaignError("no free port on 127.0.0.1") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+  }
+
+  /// The ports the system hands out to outgoing connections; Linux's default where it cannot be
+  /// read.
+  static func ephemeralPortRange() -> ClosedRange<Int> {
+    let text = try? String(
+      contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+    let bounds = (text ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+    guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32_768...60_999 }
+    return bounds[0]...bounds[1]
   }
 }
 
