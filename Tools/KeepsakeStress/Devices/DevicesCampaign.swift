@@ -86,8 +86,12 @@ public struct DevicesCampaign: Sendable {
       defer { if !keeps { scratch.remove() } }
       if keeps { figures.append(.init("kept at \(scratch.url.path)", 0)) }
       SyncthingCluster.stopsDaemonsOnSignals()
-      let (cluster, base) = try connectedCluster(in: scratch.url, figures: &figures)
+      let (cluster, base, firstFailure) = try SyncthingCluster.connected(
+        count: configuration.devices, in: scratch.url, maxConflicts: configuration.maxConflicts)
       defer { cluster.stop() }
+      if let firstFailure {
+        figures.append(.init("set-ups tried again (the first: \(firstFailure))", 1))
+      }
       try run(cluster, scratch: base, figures: &figures, failures: &failures)
     } catch {
       failures.append("the campaign could not run: \(error)")
@@ -95,34 +99,6 @@ public struct DevicesCampaign: Sendable {
     return CampaignReport(
       campaign: "devices", settings: settings, figures: figures, failures: failures,
       seconds: started.duration(to: .now).seconds)
-  }
-
-  /// Daemons started and connected to each other, and the folder that holds them.
-  ///
-  /// A set-up that fails is tried once more, on fresh ports and homes: a port another program
-  /// took between its choice and the daemon's listen, or a handshake a loaded machine let time
-  /// out, says nothing about Keepsake. A second failure is the campaign's, with its reason.
-  private func connectedCluster(
-    in scratch: URL, figures: inout [CampaignReport.Figure]
-  ) throws -> (SyncthingCluster, URL) {
-    var firstFailure: (any Error)?
-    for base in [scratch, scratch.appendingPathComponent("set-up-again")] {
-      let cluster: SyncthingCluster
-      do {
-        cluster = try SyncthingCluster(
-          count: configuration.devices, in: base, maxConflicts: configuration.maxConflicts)
-        try cluster.waitUntilConnected(timeout: 60)
-      } catch let error as DevicesCampaignError where firstFailure == nil {
-        firstFailure = error
-        continue
-      }
-      if let firstFailure {
-        let reason = "\(firstFailure)".split(separator: "\n").first ?? ""
-        figures.append(.init("set-ups tried again (the first: \(reason))", 1))
-      }
-      return (cluster, base)
-    }
-    throw firstFailure ?? DevicesCampaignError("the daemons could not be set up")
   }
 
   private func run(

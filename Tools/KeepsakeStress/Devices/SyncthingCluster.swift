@@ -64,6 +64,32 @@ final class SyncthingCluster {
 
   deinit { stop() }
 
+  /// Daemons started and connected to each other, the folder that holds them, and the first
+  /// line of why a first set-up failed, if one did.
+  ///
+  /// A set-up that fails is tried once more, on fresh ports and homes: a port another program
+  /// took between its choice and the daemon's listen, or a handshake a loaded machine let time
+  /// out, says nothing about what runs on the daemons. A second failure is thrown, with its
+  /// reason.
+  static func connected(count: Int, in scratch: URL, maxConflicts: Int) throws -> (
+    cluster: SyncthingCluster, base: URL, firstFailure: String?
+  ) {
+    var firstFailure: DevicesCampaignError?
+    for base in [scratch, scratch.appendingPathComponent("set-up-again")] {
+      let cluster: SyncthingCluster
+      do {
+        cluster = try SyncthingCluster(count: count, in: base, maxConflicts: maxConflicts)
+        try cluster.waitUntilConnected(timeout: 60)
+      } catch let error as DevicesCampaignError where firstFailure == nil {
+        firstFailure = error
+        continue
+      }
+      let reason = firstFailure.map { String($0.description.prefix { $0 != "\n" }) }
+      return (cluster, base, reason)
+    }
+    throw firstFailure ?? DevicesCampaignError("the daemons could not be set up")
+  }
+
   private func setUp(count: Int, in scratch: URL, maxConflicts: Int) throws {
     var generated: [(home: URL, xml: String, id: String)] = []
     for index in 1...count {
