@@ -4,7 +4,7 @@ import KeepsakeStress
 
 // keepsake-stress: Keepsake's reliability campaigns (crash, I/O faults, corruption, two
 // processes, many processes on one file, power loss, JSON against Foundation, deterministic
-// simulation of the persistence, devices synced by Syncthing). Prints each campaign's figures and
+// simulation of the persistence, devices synced by Syncthing, real programs on the file). Prints each campaign's figures and
 // `N passed, N failed`; exits 1 when a campaign lost or damaged data, 2 on a usage error.
 //
 // Hidden child modes, started by the campaigns themselves:
@@ -27,10 +27,11 @@ import KeepsakeStress
 //   devices-child <folder> --device D --process P --seconds S --seed N
 //                 --mode library|older|older-format|plain --stop-file F [--pending-every K]
 //                 [--notes-of D.P,D.P]
+//   programs-child <file> --name N --seed S --mode library|plain --stop-file F
 
 let usage = """
   usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
-                                    power-loss|simulation|devices]
+                                    programs|power-loss|simulation|devices]
                          [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
@@ -38,6 +39,7 @@ let usage = """
                          [--flaw swaps-without-looking]
                          [--devices N] [--device-processes N] [--device-seconds S]
                          [--device-writer library|older|older-format|plain]
+                         [--program-seconds S] [--program-writer library|plain]
 
     --campaign      which campaign to run (default: all); power-loss checks every state a
                     power cut could leave; simulation runs seeded schedules of many simulated
@@ -66,9 +68,15 @@ let usage = """
     --device-seconds    how long they edit (default: 60)
     --device-writer     library, or plain: a writer that ignores conflict copies and must lose
                         edits (default: library)
+    --program-seconds   how long real programs (cp, cp -p, rm, mv, sed -i, touch) work on the
+                        file of the programs campaign (default: 10)
+    --program-writer    library, or plain: a writer that never reads the file again and must
+                        lose drafts (default: library)
   """
 
-let campaigns = ["faults", "fuzz", "crash", "two-process", "processes", "json-diff", "devices"]
+let campaigns = [
+  "faults", "fuzz", "crash", "two-process", "processes", "json-diff", "programs", "devices",
+]
 
 // NB: power-loss and simulation run in this process, after the others
 // (Tools/KeepsakeStress/PowerLoss, Tools/KeepsakeStress/Simulation).
@@ -78,7 +86,8 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   try arguments.rejectUnknown([
     "--campaign", "--seed", "--kills", "--cases", "--json-cases", "--seconds", "--processes",
     "--transactions", "--writer", "--schedules", "--first", "--replay", "--flaw",
-    "--devices", "--device-processes", "--device-seconds", "--device-writer",
+    "--devices", "--device-processes", "--device-seconds", "--device-writer", "--program-seconds",
+    "--program-writer",
   ])
   guard arguments.positional.isEmpty else {
     throw UsageError("unexpected argument \(arguments.positional[0])")
@@ -108,6 +117,11 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
   guard let deviceWriter = DevicesChild.Mode(rawValue: deviceWriterName) else {
     throw UsageError("--device-writer takes library|older|older-format|plain")
   }
+  let programSeconds = try arguments.seconds("--program-seconds", default: 10)
+  guard
+    let programWriter = ProgramsChild.Mode(
+      rawValue: arguments.options["--program-writer"] ?? "library")
+  else { throw UsageError("--program-writer takes library|plain") }
   let executable = ExecutablePath.current
   print("keepsake-stress, seed \(seed) (repeat with --seed \(seed))")
   var reports: [CampaignReport] = []
@@ -154,6 +168,12 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.writer = deviceWriter
       configuration.seed = seed
       report = DevicesCampaign(configuration).run()
+    case "programs":
+      var configuration = ProgramsCampaign.Configuration(executable: executable)
+      configuration.seconds = programSeconds
+      configuration.writer = programWriter
+      configuration.seed = seed
+      report = ProgramsCampaign(configuration).run()
     case "two-process":
       var configuration = TwoProcessCampaign.Configuration(executable: executable)
       configuration.seconds = seconds
@@ -317,6 +337,20 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     }
     options.mode = mode
     return await DevicesChild.run(options)
+  case "programs-child":
+    try arguments.rejectUnknown(["--name", "--seed", "--mode", "--stop-file"])
+    guard let stop = arguments.options["--stop-file"] else {
+      throw UsageError("programs-child takes a file and --stop-file")
+    }
+    var options = ProgramsChild.Options(
+      url: try arguments.file(), stopFile: URL(fileURLWithPath: stop))
+    options.name = arguments.options["--name"] ?? "p1"
+    options.seed = try arguments.seed() ?? 1
+    guard let mode = ProgramsChild.Mode(rawValue: arguments.options["--mode"] ?? "library") else {
+      throw UsageError("programs-child --mode takes library|plain")
+    }
+    options.mode = mode
+    return await ProgramsChild.run(options)
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")
   }
@@ -332,7 +366,7 @@ do {
     [
       "writer", "reader", "watcher", "fuzz-batch", "exit-flush", "preferences-writer", "bad-file",
       "processes-child", "user-defaults", "json-diff-batch", "termination", "in-place-rewrite",
-      "killed-transaction", "devices-child",
+      "killed-transaction", "devices-child", "programs-child",
     ].contains(mode)
   {
     status = try await runChild(arguments)

@@ -1,0 +1,166 @@
+import DraftsFeature
+import Foundation
+import Keepsake
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A process of the programs campaign: it keeps the drafts file open through `@Shared` and adds
+/// drafts to it while real programs (`cp`, `rm`, `mv`, `sed`, `touch`) work on the same file,
+/// until the stop file appears.
+///
+/// It prints `ready`, then for every draft `ack <body> <start> <end>` once `try await save()`
+/// returned, `unacked <body> <start>` when the save failed (the change stays pending, for a later
+/// save), or `pending <body> <start>` for a draft left to the coalesced save; at the stop file,
+/// `flushed <end>` once a last save returned (every earlier draft is then acknowledged), or
+/// `flush-failed <error>`, then `done`. Times are nanoseconds of the system's monotonic clock
+/// (``ProgramsChild/now()``), which the campaign reads too.
+///
+/// With `--mode plain` it is the careless writer of the campaign's negative run: it reads the
+/// file once with Foundation, and writes its own list over the file at every draft.
+public enum ProgramsChild {
+  /// How the process writes.
+  public enum Mode: String, Sendable, CaseIterable {
+    /// Through Keepsake's drafts key.
+    case library
+    /// With Foundation alone, never reading the file again: it must lose drafts.
+    case plain
+  }
+
+  /// What the process does.
+  public struct Options: Sendable {
+    public var url: URL
+    public var name = "p1"
+    public var seed: UInt64 = 1
+    public var mode = Mode.library
+    public var stopFile: URL
+
+    /// A process adding drafts to the file at `url` until `stopFile` appears.
+    public init(url: URL, stopFile: URL) {
+      self.url = url
+      self.stopFile = stopFile
+    }
+  }
+
+  /// How long a process runs at most, if no stop file ever comes.
+  static let lifetime: Duration = .seconds(300)
+
+  /// The system's monotonic clock in nanoseconds: one clock for every process of a run.
+  public static func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+  }
+
+  /// Runs the process; returns 0, or 3 when the file cannot be read at the start.
+  public static func run(_ options: Options) async -> Int32 {
+    switch options.mode {
+    case .library:
+      return await StorageContext.withValue(.disk(name: options.name)) {
+        await runLibrary(options)
+      }
+    case .plain:
+      return await runPlain(options)
+    }
+  }
+
+  private static func runLibrary(_ options: Options) async -> Int32 {
+    @Shared(.drafts(at: options.url)) var drafts: [Draft] = []
+    if let error = $drafts.loadError {
+      StandardOutput.write("unreadable \(error)")
+      return 3
+    }
+    StandardOutput.write("ready")
+    var generator = SeededGenerator(seed: options.seed)
+    let deadline = ContinuousClock.now + lifetime
+    var count = 0
+    while !FileManager.default.fileExists(atPath: options.stopFile.path)
+      && ContinuousClock.now < deadline
+    {
+      count += 1
+      let body = "\(options.name)-\(count)"
+      let start = now()
+      $drafts.withLock { $0.append(Draft(body: body)) }
+      // NB: every third draft is left to the coalesced save, as an app's are: pending while a
+      // program replaces the file, acknowledged by a later save.
+      if count % 3 == 0 {
+        StandardOutput.write("pending \(body) \(start)")
+      } else {
+        do {
+          try await $drafts.save()
+          StandardOutput.write("ack \(body) \(start) \(now())")
+        } catch {
+          StandardOutput.write("unacked \(body) \(start)")
+        }
+      }
+      try? await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &generator)))
+    }
+    do {
+      try await $drafts.save()
+      StandardOutput.write("flushed \(now())")
+    } catch {
+      StandardOutput.write("flush-failed \("\(error)".prefix { $0 != "\n" })")
+    }
+    StandardOutput.write("done")
+    return 0
+  }
+
+  private static func runPlain(_ options: Options) async -> Int32 {
+    guard let data = FileManager.default.contents(atPath: options.url.path),
+      let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      var drafts = document["content"] as? [Any]
+    else {
+      StandardOutput.write("unreadable \(options.url.path)")
+      return 3
+    }
+    StandardOutput.write("ready")
+    var generator = SeededGenerator(seed: options.seed)
+    var count = 0
+    while !FileManager.default.fileExists(atPath: options.stopFile.path) {
+      count += 1
+      let body = "\(options.name)-\(count)"
+      let start = now()
+      drafts.append(ProgramsDocument.draft(body))
+      do {
+        try ProgramsDocument.data(drafts).write(to: options.url, options: .atomic)
+        StandardOutput.write("ack \(body) \(start) \(now())")
+      } catch {
+        StandardOutput.write("unacked \(body) \(start)")
+      }
+      try? await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &generator)))
+    }
+    StandardOutput.write("flushed \(now())")
+    StandardOutput.write("done")
+    return 0
+  }
+}
+
+/// The drafts file as the programs campaign's outside writers and checker see it: Foundation's
+/// JSON, the format's current version, read and written apart from the library.
+enum ProgramsDocument {
+  /// A draft as the current format stores it.
+  static func draft(_ body: String) -> [String: Any] {
+    ["id": UUID().uuidString, "body": body, "pinned": false, "tags": [String]()]
+  }
+
+  /// A file of `drafts` in the current format version.
+  static func data(_ drafts: [Any]) throws -> Data {
+    try JSONSerialization.data(withJSONObject: ["content": drafts, "version": 3])
+  }
+
+  /// The drafts of a file, or nil when it is not a readable current-version file.
+  static func drafts(in data: Data) -> [[String: Any]]? {
+    guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      document["version"] as? Int == 3
+    else { return nil }
+    return document["content"] as? [[String: Any]]
+  }
+
+  /// The bodies of the drafts of a file.
+  static func bodies(in data: Data) -> [String]? {
+    drafts(in: data)?.compactMap { $0["body"] as? String }
+  }
+}
