@@ -18,6 +18,8 @@ struct OutsidePrograms {
     case syncthingReplace = "Syncthing's replace: rm, then mv a new version in"
     case removeThenCopy = "a script: rm, then cp"
     case copyOver = "cp over the file: an editor ignoring the lock"
+    case editorWithBackup = "an editor's save: mv to a backup, cp a new file, rm the backup"
+    case damageThenRestore = "a damage (printf >> the file), then cp of a good copy over it"
   }
 
   /// The file the programs work on.
@@ -43,7 +45,7 @@ struct OutsidePrograms {
       (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
       + ["/usr/bin", "/bin"]
     var found: [String: String] = [:]
-    for name in ["cp", "rm", "mv", "sed", "touch"] {
+    for name in ["cp", "rm", "mv", "sed", "touch", "sh"] {
       guard
         let path = folders.map({ "\($0)/\(name)" }).first(where: {
           FileManager.default.isExecutableFile(atPath: $0)
@@ -94,7 +96,7 @@ struct OutsidePrograms {
         else { return failed(operation, start) }
       }
       lastEdit = new
-    case .syncthingReplace, .removeThenCopy, .copyOver:
+    case .syncthingReplace, .removeThenCopy, .copyOver, .editorWithBackup, .damageThenRestore:
       guard let data = try? Data(contentsOf: file), var drafts = ProgramsDocument.drafts(in: data)
       else { return false }
       let body = "outside-\(number)"
@@ -112,6 +114,16 @@ struct OutsidePrograms {
         // NB: `cp` fails here when a process created the file between the `rm` and it (`cp`
         // then refuses to write over a file that appeared), as a script's would.
         ran = try run("rm", [file.path]) && run("cp", [source.path, file.path])
+      case .editorWithBackup:
+        let backup = file.path + "~"
+        ran =
+          try run("mv", [file.path, backup]) && run("cp", [source.path, file.path])
+          && run("rm", ["-f", backup])
+      case .damageThenRestore:
+        // The file is unreadable for a while: saves are refused, changes stay pending.
+        let damaged = try run("sh", ["-c", "printf 'not json' >> \"$0\"", file.path])
+        if damaged { Thread.sleep(forTimeInterval: 0.03) }
+        ran = try damaged && run("cp", [source.path, file.path])
       default:
         ran = try run("cp", [source.path, file.path])
       }

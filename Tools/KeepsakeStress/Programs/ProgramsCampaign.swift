@@ -107,9 +107,12 @@ public struct ProgramsCampaign: Sendable {
     var generator = SeededGenerator(seed: configuration.seed)
     let deadline = ContinuousClock.now + .seconds(configuration.seconds)
     var number = 0
+    // Rounds of every operation, each in an order the seed draws: a short run has them all.
+    var round: [OutsidePrograms.Operation] = []
     while ContinuousClock.now < deadline {
       number += 1
-      if let operation = configuration.operations.randomElement(using: &generator) {
+      if round.isEmpty { round = configuration.operations.shuffled(using: &generator) }
+      if let operation = round.popLast() {
         _ = try outside.perform(operation, number: number)
       }
       Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.08, using: &generator))
