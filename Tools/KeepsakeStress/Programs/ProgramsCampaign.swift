@@ -107,9 +107,10 @@ public struct ProgramsCampaign: Sendable {
     var generator = SeededGenerator(seed: configuration.seed)
     let deadline = ContinuousClock.now + .seconds(configuration.seconds)
     var number = 0
-    // Rounds of every operation, each in an order the seed draws: a short run has them all.
+    // Rounds of every operation, each in an order the seed draws, the last one finished: a
+    // short run, or a slow machine's, has them all.
     var round: [OutsidePrograms.Operation] = []
-    while ContinuousClock.now < deadline {
+    while ContinuousClock.now < deadline || !round.isEmpty {
       number += 1
       if round.isEmpty { round = configuration.operations.shuffled(using: &generator) }
       if let operation = round.popLast() {
