@@ -138,12 +138,12 @@ public struct ProgramsCampaign: Sendable {
       .init("ran \($0.rawValue)", outside.counts[$0] ?? 0)
     }
     figures.append(.init("programs that failed", outside.failures.values.reduce(0, +)))
-    figures += judge(log, outside, folder: folder, file: file, scratch: scratch, &failures)
+    figures += judge(log, outside, folder: folder, file: file, &failures)
   }
 
   private func judge(
     _ log: ProgramsLog, _ outside: OutsidePrograms, folder: URL, file: URL,
-    scratch: ScratchFolder, _ failures: inout [String]
+    _ failures: inout [String]
   ) -> [CampaignReport.Figure] {
     var present: [String] = []
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -163,7 +163,7 @@ public struct ProgramsCampaign: Sendable {
     let lostOutside = outside.added.filter { !inFile.contains($0) }
     let editLost = outside.lastEdit.map { bodies.contains($0) ? 0 : 1 } ?? 0
     let duplicates = bodies.count - Set(bodies).count
-    let temporary = scratch.temporaryFiles().count + folderTemporaryFiles(names)
+    let temporary = ScratchFolder.temporaryFiles(in: folder).count
     if !lost.isEmpty { failures.append("acknowledged drafts lost: \(lost.prefix(10))") }
     if !lostOutside.isEmpty {
       failures.append("drafts the programs added, lost: \(lostOutside.prefix(10))")
@@ -186,10 +186,6 @@ public struct ProgramsCampaign: Sendable {
       .init("drafts duplicated", duplicates, isLoss: true),
       .init("temporary files left", temporary, isLoss: true),
     ]
-  }
-
-  private func folderTemporaryFiles(_ names: [String]) -> Int {
-    names.filter { $0.contains(".keepsake-tmp-") }.count
   }
 }
 

@@ -17,7 +17,12 @@ public struct ScratchFolder: Sendable {
 
   /// The names of the temporary files Keepsake's atomic writes left in the folder.
   public func temporaryFiles() -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+    Self.temporaryFiles(in: url)
+  }
+
+  /// The names of the temporary files Keepsake's atomic writes left in `folder`.
+  public static func temporaryFiles(in folder: URL) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     // NB: the marker of Keepsake's temporary files (`TemporaryFile.marker`, internal to
     // Keepsake): `.<name>.keepsake-tmp-<pid>-<random>`.
     return names.filter { $0.contains(".keepsake-tmp-") }.sorted()
