@@ -70,9 +70,12 @@ struct FolderWatcherTests {
     #expect(watcher.watchedFolders == [watchedPath(folder.url)])
     #expect(watcher.subscriberCount == 1)
     try replaceAtomically(file, with: "[1]")
-    #expect(await afterKernelEvents { calls.count == 1 })
+    // NB: at least once: a replace's events may reach the watcher in one read or, on a loaded
+    // machine, in several, and each read that concerns the file tells its subscribers.
+    #expect(await afterKernelEvents { calls.count >= 1 })
 
     subscription.cancel()
+    let callsBeforeCancel = calls.count
     #expect(watcher.watchedFolderCount == 0)
     #expect(watcher.subscriberCount == 0)
 
@@ -82,7 +85,7 @@ struct FolderWatcherTests {
     let second = watcher.subscribe(file) { witness.record() }
     try replaceAtomically(file, with: "[2]")
     #expect(await afterKernelEvents { witness.count > 0 })
-    #expect(calls.count == 1)
+    #expect(calls.count == callsBeforeCancel)
     withExtendedLifetime(second) {}
   }
 
