@@ -36,6 +36,8 @@ final class FilePreferences: PreferencesStore {
     var readError: (any Error)?
     /// The values the last read could not read, each with why.
     var unreadableValues: [String: PreferencesError] = [:]
+    /// Whether the last write failed: the file's next change tries the pending keys again.
+    var retriesOnChange = false
     var observers = KeyedObservers()
   }
 
@@ -68,7 +70,10 @@ final class FilePreferences: PreferencesStore {
     _ = reloadFromDisk()
     let subscription = fileSystem.watch((try? fileSystem.resolve(url)) ?? url) { [weak self] in
       guard let self else { return }
-      self.queue.async { _ = self.reloadFromDisk() }
+      self.queue.async {
+        guard self.reloadFromDisk() == nil else { return }
+        self.retryFailedWrite()
+      }
     }
     watch.withLock { $0 = subscription }
   }
@@ -181,20 +186,48 @@ final class FilePreferences: PreferencesStore {
         state.withLock { state in
           state.dirty.formUnion(keys)
           state.lastError = refused
+          state.retriesOnChange = false
         }
         return refused
       }
-      state.withLock { $0.lastError = nil }
+      state.withLock { state in
+        state.lastError = nil
+        state.retriesOnChange = false
+      }
       return nil
     } catch {
-      // Keep the changes pending so a later flush retries them.
+      // Keep the changes pending so a later flush, or the file's next change, retries them.
       state.withLock { state in
         state.dirty.formUnion(changes)
         state.lastError = error
+        state.retriesOnChange = true
       }
       return error
     }
   }
+
+  /// Writes the pending keys again after a failed write, once the file changed and reads.
+  ///
+  /// A write fails when the suite cannot be read at that instant: damaged, or a program (`cp`
+  /// over the file, an editor) is writing it in place. Its end is a change of the file, so the
+  /// app's changes are saved then rather than at its next change, which may never come. A
+  /// write refused for a value this version cannot read is not retried: it would fail again,
+  /// and each of its writes would change the file.
+  private func retryFailedWrite() {
+    let keys = state.withLock { state -> Set<String> in
+      guard state.retriesOnChange, !state.writeScheduled else { return [] }
+      state.retriesOnChange = false
+      return state.dirty
+    }
+    guard !keys.isEmpty, writePending() == nil else { return }
+    // NB: the keys' values did not change, but a reference that reported the failed write
+    // asks again and clears its error.
+    let callbacks = state.withLock { state in state.observers.callbacks { keys.contains($0) } }
+    for callback in callbacks { callback() }
+  }
+
+  /// Waits for the reads and writes already asked for: for tests.
+  func waitUntilIdle() { queue.sync {} }
 
   /// Re-reads the suite, taking other processes' values for keys this process has not changed.
   private func reloadFromDisk() -> (any Error)? {

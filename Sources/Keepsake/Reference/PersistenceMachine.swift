@@ -743,6 +743,12 @@ struct PersistenceMachine: Sendable {
         return .step(.keepCopy)
       }
       if result.write { return .step(.write) }
+      if case .reload = job.purpose, case .writeFailed? = saveError, storage.makesDurableLater {
+        // A store that writes later (preferences) may have written the change since its
+        // write failed (it tries again when its file changes): asking it again clears the
+        // error, or tries once more.
+        return .step(.makeDurable)
+      }
       return .end
 
     case (.keepCopy, .copied(let url, let pruned)):

@@ -52,6 +52,29 @@ struct PersistenceMachineStorageTests {
     #expect(caller.ended && !caller.failed)
   }
 
+  @Test("A store whose write failed is asked again when its key changes outside, not before")
+  func backgroundStoreAskedAgainAfterAFailedWrite() {
+    var machine = Self.machine(.backgroundStore)
+    Support.send(&machine, .mutated, .savedInline(nil))
+    let failed = SharedSaveError.writeFailed(
+      keyID: SharedKeyID(kind: "appStorage", name: "theme"),
+      underlying: FileSystemError(.read, path: "/suite.json", reason: .ioError))
+    Support.send(&machine, .writeFailed(failed))
+    #expect(machine.saveError != nil)
+
+    #expect(Support.step(Support.send(&machine, .outsideChange)) == .readKey(again: false))
+    Support.send(&machine, .found(changed: false))
+    #expect(Support.step(Support.send(&machine, .reconciled(.init()))) == .makeDurable)
+    Support.send(&machine, .written)
+    #expect(machine.saveError == nil, "the store wrote the change meanwhile")
+    #expect(machine.phase == .clean)
+
+    Support.send(&machine, .outsideChange, .found(changed: false))
+    #expect(
+      Support.step(Support.send(&machine, .reconciled(.init()))) == nil,
+      "with no error, a reload does not ask the store")
+  }
+
   @Test("A key of the app's own saves on the lane after the interval, through the key, unlocked")
   func ownKeyOnTheLane() {
     var machine = Self.machine(.ownKey(inline: false))

@@ -1,0 +1,160 @@
+import Foundation
+import KeepsakeTesting
+import Synchronization
+import Testing
+
+@testable import Keepsake
+
+/// A write of a preferences suite that failed because the file could not be read at that
+/// instant: the app's change is written when the file changes and reads again, not at the app's
+/// next change, which may never come.
+@Suite("File preferences: a failed write tried again")
+struct FilePreferencesRetryTests {
+  /// A disk whose watch the test fires, so "the file changed" is a step the test takes; its
+  /// replacements are counted.
+  final class FiredWatch: ForwardingFileSystem, @unchecked Sendable {
+    let onChange = Mutex<(@Sendable () -> Void)?>(nil)
+    let replacements = Mutex(0)
+
+    init() { super.init(LocalFileSystem()) }
+
+    override func watch(
+      _ url: URL, onChange: @escaping @Sendable () -> Void
+    ) -> StorageSubscription? {
+      self.onChange.withLock { $0 = onChange }
+      return StorageSubscription {}
+    }
+
+    override func replaceAtomically(
+      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+    ) throws -> FileIdentity? {
+      replacements.withLock { $0 += 1 }
+      return try super.replaceAtomically(
+        data, at: url, expecting: expected, creatingFolder: creatingFolder)
+    }
+
+    func fire() { onChange.withLock { $0 }?() }
+  }
+
+  @Test(
+    "A change that could not be written is written once the suite reads again",
+    arguments: [
+      "{not json",  // damaged, then repaired by the person
+      "",  // a program writing the file in place (`cp` over it), caught before its bytes
+    ])
+  func writtenWhenTheFileReadsAgain(unreadable: String) throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    try Data(unreadable.utf8).write(to: url)
+    let disk = FiredWatch()
+    let store = FilePreferences(url: url, fileSystem: disk)
+    store.set(.bool(true), forKey: "flag")
+    #expect(throws: PreferencesError.self) { try store.flush() }
+    #expect(try Data(contentsOf: url) == Data(unreadable.utf8), "an unreadable file is kept")
+
+    try Data(#"{"font": {"int": 12}}"#.utf8).write(to: url)
+    disk.fire()
+    store.waitUntilIdle()
+
+    let reader = FilePreferences(url: url)
+    #expect(reader.value(forKey: "flag") == .bool(true), "the app's change, without a flush")
+    #expect(reader.value(forKey: "font") == .int(12), "the repaired file's value stays")
+    #expect(store.lastError == nil)
+  }
+
+  @Test("A change the file still cannot take waits for the next change of the file")
+  func stillUnreadableWaits() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    try Data("{not json".utf8).write(to: url)
+    let disk = FiredWatch()
+    let store = FilePreferences(url: url, fileSystem: disk)
+    store.set(.bool(true), forKey: "flag")
+    #expect(throws: PreferencesError.self) { try store.flush() }
+
+    try Data("{still not json".utf8).write(to: url)
+    disk.fire()
+    store.waitUntilIdle()
+    #expect(try Data(contentsOf: url) == Data("{still not json".utf8))
+
+    try Data("{}".utf8).write(to: url)
+    disk.fire()
+    store.waitUntilIdle()
+    #expect(FilePreferences(url: url).value(forKey: "flag") == .bool(true))
+  }
+
+  @Test("A write refused for a value this version cannot read is not tried at every change")
+  func refusedIsNotRetried() throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    // A newer version of the app stores a kind of value this one does not know.
+    try Data(#"{"color": {"rgb": [1, 2, 3]}}"#.utf8).write(to: url)
+    let disk = FiredWatch()
+    let store = FilePreferences(url: url, fileSystem: disk)
+    store.set(.string("red"), forKey: "color")
+    #expect(throws: PreferencesError.self) { try store.flush() }
+    let written = disk.replacements.withLock { $0 }
+
+    disk.fire()
+    store.waitUntilIdle()
+    #expect(disk.replacements.withLock { $0 } == written, "no write follows its own change")
+  }
+
+  @Test("On the real disk, a change caught by a program's in-place write is saved after it")
+  func inPlaceWriteOnTheRealDisk() async throws {
+    let folder = try TemporaryFolder()
+    let url = folder.file("suite.json")
+    try Data(#"{"font": {"int": 12}}"#.utf8).write(to: url)
+    let store = FilePreferences(url: url)
+    // The program has opened the file with `O_TRUNC` and not yet written its bytes.
+    let program = try FileHandle(forWritingTo: url)
+    try program.truncate(atOffset: 0)
+    store.set(.bool(true), forKey: "flag")
+    #expect(throws: PreferencesError.self) { try store.flush() }
+
+    try program.write(contentsOf: Data(#"{"font": {"int": 14}}"#.utf8))
+    try program.close()
+
+    let saved = await waitUntil {
+      (try? Data(contentsOf: url)).map { FilePreferences.suiteHolds($0, "flag") } ?? false
+    }
+    #expect(saved, "the app's change is written after the program's")
+    let reader = FilePreferences(url: url)
+    #expect(reader.value(forKey: "font") == .int(14), "the program's value stays")
+  }
+}
+
+extension FilePreferences {
+  /// Whether the suite's bytes hold `key`.
+  fileprivate static func suiteHolds(_ data: Data, _ key: String) -> Bool {
+    guard case .object(let members)? = try? JSONValue(reading: data) else { return false }
+    return members[key] != nil
+  }
+}
+
+@Suite("App storage: a failed write tried again")
+struct AppStorageRetryTests {
+  @Test("A key whose write met a program's in-place write is saved after it, its error cleared")
+  func keySavedAfterTheProgram() async throws {
+    let folder = try TemporaryFolder()
+    let url = AppStorageDurabilityTests.suiteURL(in: folder.url)
+    let context = StorageContext.confined(to: folder.url)
+    let theme = StorageContext.withValue(context) { Shared(.appStorage("theme"), default: "") }
+    theme.withLock { $0 = "light" }
+    try await theme.save()
+
+    let program = try FileHandle(forWritingTo: url)
+    try program.truncate(atOffset: 0)
+    theme.withLock { $0 = "dark" }
+    await #expect(throws: SharedSaveError.self) { try await theme.save() }
+    try program.write(contentsOf: Data(#"{"font": {"int": 14}}"#.utf8))
+    try program.close()
+
+    #expect(
+      await waitUntil {
+        FilePreferences(url: url).value(forKey: "theme") == .string("dark")
+      }, "the change is written after the program's")
+    #expect(await waitUntil { theme.saveError == nil }, "and its error is gone")
+    #expect(FilePreferences(url: url).value(forKey: "font") == .int(14))
+  }
+}
