@@ -101,7 +101,7 @@ struct BrokenWriter: FileSystem {
       let temporary = folder.appendingPathComponent(name).path
       try write(data, to: temporary, flags: O_CREAT | O_EXCL, flush: flaw != .noFileFsync)
       try check(calls.rename(temporary, target.path), target.path)
-      if flaw != .noFolderFsync { try syncFolder(folder.path) }
+      if flaw != .noFolderFsync { try flushFolder(folder.path) }
     case .temporaryElsewhere:
       let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
       try write(data, to: temporary, flags: O_CREAT | O_EXCL, flush: true)
@@ -109,7 +109,7 @@ struct BrokenWriter: FileSystem {
       // the target in place, carefully flushed, and removes the temporary file.
       try write(data, to: target.path, flags: O_CREAT | O_TRUNC, flush: true)
       try check(calls.unlink(temporary), temporary)
-      try syncFolder(folder.path)
+      try flushFolder(folder.path)
     }
   }
 
@@ -131,17 +131,17 @@ struct BrokenWriter: FileSystem {
   private func createFolder(_ folder: URL) throws {
     let parent = folder.deletingLastPathComponent()
     if calls.mkdir(folder.path, 0o777) == 0 {
-      if flaw != .newFolderNotFlushed { try syncFolder(parent.path) }
+      if flaw != .newFolderNotFlushed { try flushFolder(parent.path) }
     } else if errno == ENOENT {
       try createFolder(parent)
       try check(calls.mkdir(folder.path, 0o777), folder.path)
-      if flaw != .newFolderNotFlushed { try syncFolder(parent.path) }
+      if flaw != .newFolderNotFlushed { try flushFolder(parent.path) }
     } else if errno != EEXIST {
       try check(-1, folder.path)
     }
   }
 
-  private func syncFolder(_ path: String) throws {
+  private func flushFolder(_ path: String) throws {
     let fd = calls.open(path, O_RDONLY | O_CLOEXEC, 0)
     try check(fd, path)
     defer { _ = calls.close(fd) }

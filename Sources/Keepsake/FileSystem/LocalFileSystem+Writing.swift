@@ -46,7 +46,7 @@ extension LocalFileSystem {
       throw FileSystemError(.rename, path: target.path, reason: .init(errno: code))
     }
     // The rename is only durable once the folder's entry is on disk.
-    try syncFolder(folder)
+    try flushFolder(folder)
   }
 
   @discardableResult
@@ -104,7 +104,7 @@ extension LocalFileSystem {
       // NB: the file system cannot swap names: the look just before leaves only the instant
       // between it and the rename to a writer that ignores the lock.
       try rename(temporary, over: target)
-      try syncFolder(folder)
+      try flushFolder(folder)
       return written.identity()
     }
     var out = stat()
@@ -115,7 +115,7 @@ extension LocalFileSystem {
     }
     _ = calls.unlink(temporaryPath)
     // The swap is only durable once the folder's entries are on disk.
-    try syncFolder(folder)
+    try flushFolder(folder)
     return written.identity()
   }
 
@@ -135,7 +135,7 @@ extension LocalFileSystem {
     }
     // Ours, swapped out again: never acknowledged, so nothing is lost with it.
     _ = calls.unlink(kept.path)
-    try syncFolder(target.deletingLastPathComponent())
+    try flushFolder(target.deletingLastPathComponent())
   }
 
   /// Whether a swap of names failed because the file system (or the C library) cannot swap.
@@ -174,7 +174,7 @@ extension LocalFileSystem {
     // A second name for the same file: instant whatever its size, reads nothing, and never
     // replaces what has the name already.
     if calls.link(path, target.path) == 0 {
-      try syncFolder(target.deletingLastPathComponent())
+      try flushFolder(target.deletingLastPathComponent())
       return true
     }
     let code = errno
@@ -259,7 +259,7 @@ extension LocalFileSystem {
       }
       try rename(temporary, over: target)
     }
-    try syncFolder(target.deletingLastPathComponent())
+    try flushFolder(target.deletingLastPathComponent())
   }
 
   /// Renames `temporary` over `target`; removes it when that fails.
@@ -339,7 +339,7 @@ extension LocalFileSystem {
   /// POSIX model).
   func createFolder(_ folder: URL, mode: mode_t = 0o777) throws {
     if calls.mkdir(folder.path, mode) == 0 {
-      try syncFolder(folder.deletingLastPathComponent())
+      try flushFolder(folder.deletingLastPathComponent())
       return
     }
     if errno == EEXIST { return }
@@ -348,7 +348,7 @@ extension LocalFileSystem {
     }
     try createFolder(folder.deletingLastPathComponent(), mode: mode)
     if calls.mkdir(folder.path, mode) == 0 {
-      try syncFolder(folder.deletingLastPathComponent())
+      try flushFolder(folder.deletingLastPathComponent())
     } else if errno != EEXIST {
       throw FileSystemError(.createFolder, path: folder.path, reason: .init(errno: errno))
     }
@@ -359,7 +359,7 @@ extension LocalFileSystem {
   /// NB: through the same full flush as a file's bytes: on Apple platforms a plain `fsync`
   /// leaves the folder's entry in the drive's cache, where a power loss can undo an
   /// acknowledged save (data-safety rule "An acknowledged save is on disk").
-  private func syncFolder(_ folder: URL) throws {
+  private func flushFolder(_ folder: URL) throws {
     let fd = calls.open(folder.path, O_RDONLY | O_CLOEXEC, 0)
     guard fd >= 0 else {
       throw FileSystemError(.fsync, path: folder.path, reason: .init(errno: errno))

@@ -102,11 +102,11 @@ struct CrashStates {
     switch model {
     case .weakestPOSIX:
       let folders = operations[index].folders ?? []
-      return folders.allSatisfy { folder in later.contains(.syncFolder(path: folder)) }
+      return folders.allSatisfy { folder in later.contains(.flushFolder(path: folder)) }
     case .ext4Ordered:
       return later.contains {
         if case .syncFile = $0 { return true }
-        if case .syncFolder = $0 { return true }
+        if case .flushFolder = $0 { return true }
         return false
       }
     }

@@ -33,7 +33,7 @@ struct DiskHistory: Sendable {
     /// An `fsync` (or `F_FULLFSYNC`) of the file `inode`.
     case syncFile(inode: Int)
     /// An `fsync` of the folder at `path`.
-    case syncFolder(path: String)
+    case flushFolder(path: String)
     /// A label the session put in the log (``SystemCallRecorder/mark(_:)``).
     case mark(String)
 
@@ -135,7 +135,7 @@ struct DiskHistory: Sendable {
       case .fsync(_, let fd):
         switch open[fd] {
         case .file(let inode): append(.syncFile(inode: inode), record)
-        case .folder(let path): append(.syncFolder(path: path), record)
+        case .folder(let path): append(.flushFolder(path: path), record)
         case nil: break
         }
       case .close(_, let fd):
