@@ -98,7 +98,20 @@ struct KeepsakeTool {
     do {
       copies = try context.keptCopies(in: folder)
     } catch let error as FileSystemError where error.reason == .posix(code: ENOENT) {
-      throw ToolError("there is no folder at \(folder.path)", status: .notRead)
+      // NB: a file given for its folder (the file whose copies are wanted) is told apart from
+      // a mistyped path: an identity, or an error about what is there, means something is.
+      let somethingIsThere: Bool
+      do {
+        somethingIsThere = try context.fileSystem.identity(of: folder) != nil
+      } catch {
+        somethingIsThere = true
+      }
+      guard somethingIsThere else {
+        throw ToolError("there is no folder at \(folder.path)", status: .notRead)
+      }
+      throw ToolError(
+        "\(folder.path) is not a folder; list the folder that holds it: keepsake quarantined "
+          + folder.deletingLastPathComponent().path, status: .notRead)
     } catch {
       throw ToolError("cannot list \(folder.path): \(error)", status: .notRead)
     }

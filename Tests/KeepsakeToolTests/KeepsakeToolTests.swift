@@ -84,6 +84,18 @@ struct KeepsakeToolTests {
     }
   }
 
+  @Test("quarantined on a file names the folder to list instead")
+  func quarantinedOnAFile() {
+    disk.setContents(Data("{}".utf8), at: URL(fileURLWithPath: "/data/notes.json"))
+    #expect {
+      try tool.run(["quarantined", "/data/notes.json"])
+    } throws: { error in
+      (error as? ToolError)?.message
+        == "/data/notes.json is not a folder; list the folder that holds it: keepsake "
+        + "quarantined /data"
+    }
+  }
+
   @Test("A copy larger than apps read is refused with plain advice, and restored with --large")
   func restoreLarge() throws {
     var tool = self.tool
