@@ -158,3 +158,26 @@ struct AppStorageRetryTests {
     #expect(FilePreferences(url: url).value(forKey: "font") == .int(14))
   }
 }
+
+extension AppStorageRetryTests {
+  @Test("A key's change kept while its suite could not be read is saved once it is repaired")
+  func protectedChangeSavedAfterTheRepair() async throws {
+    let folder = try TemporaryFolder()
+    let url = AppStorageDurabilityTests.suiteURL(in: folder.url)
+    try FileManager.default.createDirectory(
+      at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data("{not json".utf8).write(to: url)
+    let context = StorageContext.confined(to: folder.url)
+    let theme = StorageContext.withValue(context) { Shared(.appStorage("theme"), default: "") }
+    #expect(theme.loadError != nil)
+    theme.withLock { $0 = "dark" }
+    #expect(await waitUntil { theme.saveError != nil })
+
+    try Data(#"{"font": {"int": 14}}"#.utf8).write(to: url)
+    #expect(await waitUntil { theme.loadError == nil }, "the repaired suite reads")
+    #expect(
+      await waitUntil { FilePreferences(url: url).value(forKey: "theme") == .string("dark") },
+      "the change kept meanwhile is written")
+    #expect(theme.saveError == nil)
+  }
+}

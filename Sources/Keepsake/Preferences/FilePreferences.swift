@@ -233,7 +233,6 @@ final class FilePreferences: PreferencesStore {
   private func reloadFromDisk() -> (any Error)? {
     do {
       adopt(try readFile() ?? Suite())
-      state.withLock { $0.readError = nil }
       return nil
     } catch {
       state.withLock { state in
@@ -258,8 +257,15 @@ final class FilePreferences: PreferencesStore {
     }
   }
 
+  /// Takes in `disk`, the suite just read, for the keys this process has not changed, and
+  /// tells the keys whose value or readability changed.
   private func adopt(_ disk: Suite) {
     let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+      // NB: a suite that reads again (repaired, or written whole by the program that was
+      // writing it in place) tells every key: each reported the failed read as its load error,
+      // and a change made meanwhile is saved only once its key reads again.
+      let readsAgain = state.readError != nil
+      state.readError = nil
       var changed: Set<String> = []
       for key in Set(disk.values.keys).union(state.values.keys) where !state.dirty.contains(key) {
         if state.values[key] != disk.values[key] {
@@ -272,7 +278,7 @@ final class FilePreferences: PreferencesStore {
         changed.insert(key)
       }
       state.unreadableValues = unreadable
-      return state.observers.callbacks { changed.contains($0) }
+      return state.observers.callbacks { readsAgain || changed.contains($0) }
     }
     for callback in callbacks { callback() }
   }
