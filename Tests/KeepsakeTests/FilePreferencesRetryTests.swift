@@ -1,39 +1,26 @@
 import Foundation
 import KeepsakeTesting
-import Synchronization
 import Testing
 
-@testable import Keepsake
+@_spi(Testing) @testable import Keepsake
 
 /// A write of a preferences suite that failed because the file could not be read at that
 /// instant: the app's change is written when the file changes and reads again, not at the app's
 /// next change, which may never come.
 @Suite("File preferences: a failed write tried again")
 struct FilePreferencesRetryTests {
-  /// A disk whose watch the test fires, so "the file changed" is a step the test takes; its
-  /// replacements are counted.
-  final class FiredWatch: ForwardingFileSystem, @unchecked Sendable {
-    let onChange = Mutex<(@Sendable () -> Void)?>(nil)
-    let replacements = Mutex(0)
+  /// The suite at `/prefs/suite.json` of an in-memory disk, holding `json`: what the test
+  /// writes there with `setContents` is another program's write, and tells the store's watch.
+  static func suite(holding json: String) -> (InMemoryFileSystem, URL) {
+    let disk = InMemoryFileSystem()
+    let url = URL(fileURLWithPath: "/prefs/suite.json")
+    disk.setContents(Data(json.utf8), at: url)
+    return (disk, url)
+  }
 
-    init() { super.init(LocalFileSystem()) }
-
-    override func watch(
-      _ url: URL, onChange: @escaping @Sendable () -> Void
-    ) -> StorageSubscription? {
-      self.onChange.withLock { $0 = onChange }
-      return StorageSubscription {}
-    }
-
-    override func replaceAtomically(
-      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
-    ) throws -> FileIdentity? {
-      replacements.withLock { $0 += 1 }
-      return try super.replaceAtomically(
-        data, at: url, expecting: expected, creatingFolder: creatingFolder)
-    }
-
-    func fire() { onChange.withLock { $0 }?() }
+  /// How many times the store wrote the suite.
+  static func writes(_ disk: InMemoryFileSystem) -> Int {
+    disk.operations.filter { $0.operation == .rename && $0.error == nil }.count
   }
 
   @Test(
@@ -43,20 +30,16 @@ struct FilePreferencesRetryTests {
       "",  // a program writing the file in place (`cp` over it), caught before its bytes
     ])
   func writtenWhenTheFileReadsAgain(unreadable: String) throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    try Data(unreadable.utf8).write(to: url)
-    let disk = FiredWatch()
+    let (disk, url) = Self.suite(holding: unreadable)
     let store = FilePreferences(url: url, fileSystem: disk)
     store.set(.bool(true), forKey: "flag")
     #expect(throws: PreferencesError.self) { try store.flush() }
-    #expect(try Data(contentsOf: url) == Data(unreadable.utf8), "an unreadable file is kept")
+    #expect(try disk.contents(of: url) == Data(unreadable.utf8), "an unreadable file is kept")
 
-    try Data(#"{"font": {"int": 12}}"#.utf8).write(to: url)
-    disk.fire()
+    disk.setContents(Data(#"{"font": {"int": 12}}"#.utf8), at: url)
     store.waitUntilIdle()
 
-    let reader = FilePreferences(url: url)
+    let reader = FilePreferences(url: url, fileSystem: disk)
     #expect(reader.value(forKey: "flag") == .bool(true), "the app's change, without a flush")
     #expect(reader.value(forKey: "font") == .int(12), "the repaired file's value stays")
     #expect(store.lastError == nil)
@@ -64,40 +47,34 @@ struct FilePreferencesRetryTests {
 
   @Test("A change the file still cannot take waits for the next change of the file")
   func stillUnreadableWaits() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
-    try Data("{not json".utf8).write(to: url)
-    let disk = FiredWatch()
+    let (disk, url) = Self.suite(holding: "{not json")
     let store = FilePreferences(url: url, fileSystem: disk)
     store.set(.bool(true), forKey: "flag")
     #expect(throws: PreferencesError.self) { try store.flush() }
 
-    try Data("{still not json".utf8).write(to: url)
-    disk.fire()
+    disk.setContents(Data("{still not json".utf8), at: url)
     store.waitUntilIdle()
-    #expect(try Data(contentsOf: url) == Data("{still not json".utf8))
+    #expect(try disk.contents(of: url) == Data("{still not json".utf8))
 
-    try Data("{}".utf8).write(to: url)
-    disk.fire()
+    disk.setContents(Data("{}".utf8), at: url)
     store.waitUntilIdle()
-    #expect(FilePreferences(url: url).value(forKey: "flag") == .bool(true))
+    #expect(FilePreferences(url: url, fileSystem: disk).value(forKey: "flag") == .bool(true))
   }
 
   @Test("A write refused for a value this version cannot read is not tried at every change")
   func refusedIsNotRetried() throws {
-    let folder = try TemporaryFolder()
-    let url = folder.file("suite.json")
     // A newer version of the app stores a kind of value this one does not know.
-    try Data(#"{"color": {"rgb": [1, 2, 3]}}"#.utf8).write(to: url)
-    let disk = FiredWatch()
+    let newer = #"{"color": {"rgb": [1, 2, 3]}}"#
+    let (disk, url) = Self.suite(holding: newer)
     let store = FilePreferences(url: url, fileSystem: disk)
     store.set(.string("red"), forKey: "color")
     #expect(throws: PreferencesError.self) { try store.flush() }
-    let written = disk.replacements.withLock { $0 }
-
-    disk.fire()
     store.waitUntilIdle()
-    #expect(disk.replacements.withLock { $0 } == written, "no write follows its own change")
+    let written = Self.writes(disk)
+
+    disk.setContents(Data(newer.utf8), at: url)
+    store.waitUntilIdle()
+    #expect(Self.writes(disk) == written, "no write follows a change of the file")
   }
 
   @Test("On the real disk, a change caught by a program's in-place write is saved after it")
