@@ -33,3 +33,83 @@ struct FilePreferencesReplacedTests {
     #expect(reader.value(forKey: "theme") == .string("dark"))
   }
 }
+
+/// A suite a program removes before putting its next version in place (Syncthing's replace, a
+/// script's `rm` then `cp`): a write in between must not leave the suite holding only the keys
+/// this process changed.
+@Suite("File preferences: a suite removed for an instant")
+struct FilePreferencesRemovedTests {
+  /// A suite of three keys at `/prefs/suite.json` of an in-memory disk, opened by a store whose
+  /// grace is `grace`; the test removes it with `setContents(nil)`, which tells the store's
+  /// watch as a program's `rm` does.
+  static func openedSuite(grace: Duration) -> (InMemoryFileSystem, URL, FilePreferences) {
+    let (disk, url) = FilePreferencesRetryTests.suite(
+      holding: #"{"font": {"int": 12}, "theme": {"string": "dark"}, "color": {"rgb": [1, 2]}}"#)
+    let store = FilePreferences(url: url, fileSystem: disk, removalGrace: grace)
+    return (disk, url, store)
+  }
+
+  @Test("A write while the suite is gone writes every key known, the newer version's too")
+  func writeDuringTheGraceWritesTheWholeSuite() throws {
+    // NB: a grace no run of the test outlasts, so the write is inside it by construction.
+    let (disk, url, store) = Self.openedSuite(grace: .seconds(3600))
+    disk.setContents(nil, at: url)
+    store.waitUntilIdle()
+    #expect(store.value(forKey: "font") == .int(12), "the keys keep their values meanwhile")
+
+    store.set(.bool(true), forKey: "flag")
+    try store.flush()
+
+    let written = FilePreferences(url: url, fileSystem: disk)
+    #expect(written.value(forKey: "flag") == .bool(true))
+    #expect(written.value(forKey: "font") == .int(12), "not the change alone")
+    #expect(written.value(forKey: "theme") == .string("dark"))
+    #expect(written.readError(forKey: "color") != nil, "a value of a newer version, kept")
+    let stored = try #require(try disk.contents(of: url))
+    #expect(String(decoding: stored, as: UTF8.self).contains(#""rgb""#))
+  }
+
+  @Test("A suite that arrives during the grace is taken in, and a write merges with it")
+  func suitePutBackIsTakenIn() throws {
+    let (disk, url, store) = Self.openedSuite(grace: .seconds(3600))
+    disk.setContents(nil, at: url)
+    store.waitUntilIdle()
+    disk.setContents(Data(#"{"font": {"int": 14}}"#.utf8), at: url)
+    store.waitUntilIdle()
+    #expect(store.value(forKey: "font") == .int(14))
+    #expect(store.value(forKey: "theme") == nil, "the new version has no theme")
+
+    store.set(.bool(true), forKey: "flag")
+    try store.flush()
+    let written = FilePreferences(url: url, fileSystem: disk)
+    #expect(written.value(forKey: "font") == .int(14))
+    #expect(written.value(forKey: "theme") == nil, "the program's version is the suite")
+    #expect(written.value(forKey: "flag") == .bool(true))
+  }
+
+  @Test("A suite removed for good is taken in after the grace: a write then holds its keys only")
+  func removalTakenInAfterTheGrace() throws {
+    let (disk, url, store) = Self.openedSuite(grace: .zero)
+    disk.setContents(nil, at: url)
+    store.waitUntilIdle()
+    #expect(store.value(forKey: "font") == nil, "removed: every key reads its default")
+
+    store.set(.bool(true), forKey: "flag")
+    try store.flush()
+    let written = FilePreferences(url: url, fileSystem: disk)
+    #expect(written.value(forKey: "flag") == .bool(true))
+    #expect(written.value(forKey: "font") == nil)
+  }
+}
+
+extension FilePreferencesRemovedTests {
+  @Test("A suite still gone when the grace ends is taken in as removed")
+  func removalTakenInWhenTheGraceEnds() async throws {
+    let (disk, url, store) = Self.openedSuite(grace: .milliseconds(50))
+    disk.setContents(nil, at: url)
+    #expect(await waitUntil { store.value(forKey: "font") == nil })
+    store.set(.bool(true), forKey: "flag")
+    try store.flush()
+    #expect(FilePreferences(url: url, fileSystem: disk).value(forKey: "font") == nil)
+  }
+}

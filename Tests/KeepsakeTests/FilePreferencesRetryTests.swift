@@ -77,6 +77,26 @@ struct FilePreferencesRetryTests {
     #expect(Self.writes(disk) == written, "no write follows a change of the file")
   }
 
+  @Test("A key's change another write saved is durable, whatever write failed since")
+  func keyDurableWhateverFailedSince() throws {
+    let (disk, url) = Self.suite(holding: #"{"font": {"int": 12}}"#)
+    let store = FilePreferences(url: url, fileSystem: disk)
+    let good = Data(#"{"font": {"int": 14}}"#.utf8)
+    // Each time, a program writing the suite in place, caught empty; its write tells no watch.
+    disk.setContents(Data(), at: url, notifyingWatchers: false)
+    store.set(.string("dark"), forKey: "theme")
+    #expect(throws: PreferencesError.self) { try store.flush(forKey: "theme") }
+    disk.setContents(good, at: url, notifyingWatchers: false)
+    store.set(.int(3), forKey: "size")
+    try store.flush(forKey: "size")
+    disk.setContents(Data(), at: url, notifyingWatchers: false)
+    store.set(.int(1), forKey: "count")
+    #expect(throws: PreferencesError.self) { try store.flush(forKey: "count") }
+
+    #expect(throws: Never.self) { try store.flush(forKey: "theme") }
+    #expect(throws: PreferencesError.self, "the store's flush") { try store.flush() }
+  }
+
   @Test("On the real disk, a change caught by a program's in-place write is saved after it")
   func inPlaceWriteOnTheRealDisk() async throws {
     let folder = try TemporaryFolder()
@@ -156,5 +176,30 @@ extension AppStorageRetryTests {
       await waitUntil { FilePreferences(url: url).value(forKey: "theme") == .string("dark") },
       "the change kept meanwhile is written")
     #expect(theme.saveError == nil)
+  }
+}
+
+extension AppStorageRetryTests {
+  @Test("A key whose write failed shows no error once a write of another key saved it")
+  func errorClearsWhenALaterWriteSavesTheKey() async throws {
+    let (disk, url) = FilePreferencesRetryTests.suite(holding: #"{"font": {"int": 12}}"#)
+    let context = StorageContext(name: "suite", fileSystem: disk, isIsolated: true) { _ in
+      FilePreferences(url: url, fileSystem: disk)
+    }
+    let theme = StorageContext.withValue(context) { Shared(.appStorage("theme"), default: "") }
+    let size = StorageContext.withValue(context) { Shared(.appStorage("size"), default: 0) }
+    // A program writes the suite in place: caught empty, and its write tells no watch, so the
+    // next write that saves the key is the app's own, of another key.
+    disk.setContents(Data(), at: url, notifyingWatchers: false)
+    theme.withLock { $0 = "dark" }
+    await #expect(throws: SharedSaveError.self) { try await theme.save() }
+    disk.setContents(Data(#"{"font": {"int": 14}}"#.utf8), at: url, notifyingWatchers: false)
+
+    size.withLock { $0 = 3 }
+    try await size.save()
+    let reader = FilePreferences(url: url, fileSystem: disk)
+    #expect(reader.value(forKey: "theme") == .string("dark"), "saved with the other key")
+    #expect(reader.value(forKey: "font") == .int(14))
+    #expect(await waitUntil { theme.saveError == nil }, "its error is over")
   }
 }

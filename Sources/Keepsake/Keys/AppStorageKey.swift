@@ -102,7 +102,7 @@ extension AppStorageKey: CustomStringConvertible {
 
 extension AppStorageKey: DurableKey {
   func makeDurable(in context: StorageContext) throws {
-    try preferences(in: context).flush()
+    try preferences(in: context).flush(forKey: key)
   }
 }
 

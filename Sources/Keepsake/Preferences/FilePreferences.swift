@@ -22,24 +22,13 @@ import Synchronization
 ///   never overwritten"; see the Data safety article): writes fail with the read error and the file
 ///   is left as it is. A value it cannot read in a suite it can (a kind of value a newer version
 ///   of the app stores) is kept as it is in every write, and only its own key reports it;
+/// - takes a suite file that was there and is gone as removed only after a grace (a program
+///   replacing it removes it first): a write meanwhile writes the whole suite it knew, never this
+///   process's changes alone over an empty one;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 final class FilePreferences: PreferencesStore {
   /// The suite's file.
   let url: URL
-
-  private struct State {
-    var values: [String: PreferenceValue] = [:]
-    var dirty: Set<String> = []
-    var writeScheduled = false
-    var lastError: (any Error)?
-    /// Why the last read of the suite failed, cleared by the next read that succeeds.
-    var readError: (any Error)?
-    /// The values the last read could not read, each with why.
-    var unreadableValues: [String: PreferencesError] = [:]
-    /// Whether the last write failed: the file's next change tries the pending keys again.
-    var retriesOnChange = false
-    var observers = KeyedObservers()
-  }
 
   private let state = Mutex(State())
   private let queue: DispatchQueue
@@ -55,15 +44,24 @@ final class FilePreferences: PreferencesStore {
   /// not be read back at the next launch, which would show every key as its default.
   let maximumSize: Int
 
+  /// How long a suite file found removed may take to be put back before its removal is taken
+  /// in.
+  ///
+  /// The keys keep their values meanwhile, and a write writes every key known. Syncthing's
+  /// replace removes the file and renames the new one in microseconds later; a script's `rm`
+  /// then `cp` takes a process start, and its `cp` fails if a write created the file between.
+  let removalGrace: Duration
+
   /// Opens the suite at `url` through `fileSystem`: a ``LocalFileSystem`` whose system calls
   /// are recorded, in tests of the write protocol.
-
   init(
     url: URL, fileSystem: any FileSystem,
-    maximumSize: Int = FileSystemLimits.defaultMaximumFileSize
+    maximumSize: Int = FileSystemLimits.defaultMaximumFileSize,
+    removalGrace: Duration = PersistenceMachine.replacementGrace
   ) {
     self.url = url
     self.maximumSize = maximumSize
+    self.removalGrace = removalGrace
     self.fileSystem = fileSystem
     self.queue = DispatchQueue(label: "keepsake.preferences.\(url.lastPathComponent)")
     TemporaryFile.removeAbandoned(besides: url, in: fileSystem)
@@ -105,7 +103,7 @@ final class FilePreferences: PreferencesStore {
   var readError: (any Error)? { state.withLock { $0.readError } }
 
   func readError(forKey key: String) -> (any Error)? {
-    state.withLock { $0.readError ?? $0.unreadableValues[key] }
+    state.withLock { $0.readError ?? $0.unreadableValues[key]?.error }
   }
 
   func value(forKey key: String) -> PreferenceValue? {
@@ -134,6 +132,15 @@ final class FilePreferences: PreferencesStore {
     if let error = queue.sync(execute: { writePending() }) { throw error }
   }
 
+  func flush(forKey key: String) throws {
+    let error = queue.sync { () -> (any Error)? in
+      let failure = writePending()
+      // NB: a change another write saved since its own failed is durable, whatever failed since.
+      return state.withLock { $0.dirty.contains(key) ? failure ?? $0.lastError : nil }
+    }
+    if let error { throw error }
+  }
+
   // MARK: - Disk
 
   /// Writes the keys changed by this process, merged into what is on disk under the lock.
@@ -154,7 +161,7 @@ final class FilePreferences: PreferencesStore {
         while true {
           refused = nil
           let identity = try fileSystem.identity(of: url)
-          var merged = try readFile() ?? Suite()
+          var merged = try readFile() ?? suiteInPlaceOfRemoved(values)
           for key in changes {
             // A value this version cannot read is never written over (it is another version's).
             if let unreadable = merged.unreadable[key] {
@@ -181,24 +188,26 @@ final class FilePreferences: PreferencesStore {
         }
       }
       adopt(merged)
-      if let refused {
-        let keys = changes.filter { merged.unreadable[$0] != nil }
-        state.withLock { state in
-          state.dirty.formUnion(keys)
-          state.lastError = refused
-          state.retriesOnChange = false
-        }
-        return refused
-      }
-      state.withLock { state in
-        state.lastError = nil
+      let kept = changes.filter { merged.unreadable[$0] != nil }
+      // NB: a key whose earlier write failed showed it; its value did not change now, but its
+      // reference is told, asks again and clears the error.
+      let written = state.withLock { state -> [@Sendable () -> Void] in
+        state.dirty.formUnion(kept)
+        state.lastError = refused
         state.retriesOnChange = false
+        state.knowsFile = true
+        state.removalNoticed = false
+        let saved = state.failedKeys.intersection(changes).subtracting(kept)
+        state.failedKeys.subtract(saved)
+        return state.observers.callbacks { saved.contains($0) }
       }
-      return nil
+      for callback in written { callback() }
+      return refused
     } catch {
       // Keep the changes pending so a later flush, or the file's next change, retries them.
       state.withLock { state in
         state.dirty.formUnion(changes)
+        state.failedKeys.formUnion(changes)
         state.lastError = error
         state.retriesOnChange = true
       }
@@ -219,20 +228,35 @@ final class FilePreferences: PreferencesStore {
       state.retriesOnChange = false
       return state.dirty
     }
-    guard !keys.isEmpty, writePending() == nil else { return }
-    // NB: the keys' values did not change, but a reference that reported the failed write
-    // asks again and clears its error.
-    let callbacks = state.withLock { state in state.observers.callbacks { keys.contains($0) } }
-    for callback in callbacks { callback() }
+    guard !keys.isEmpty else { return }
+    _ = writePending()
   }
 
   /// Waits for the reads and writes already asked for: for tests.
   func waitUntilIdle() { queue.sync {} }
 
-  /// Re-reads the suite, taking other processes' values for keys this process has not changed.
-  private func reloadFromDisk() -> (any Error)? {
+  /// Re-reads the suite, taking other processes' values for keys this process has not changed;
+  /// a suite found removed is taken in as such once `removalGrace` is over (`graceIsOver`).
+  private func reloadFromDisk(graceIsOver: Bool = false) -> (any Error)? {
     do {
-      adopt(try readFile() ?? Suite())
+      guard let suite = try readFile() else {
+        switch state.withLock({ $0.removalFound(graceIsOver: graceIsOver || removalGrace <= .zero) }
+        )
+        {
+        case .takenIn: adopt(Suite())
+        case .graceStarts:
+          queue.asyncAfter(deadline: .now() + removalGrace.timeInterval) { [weak self] in
+            self?.endRemovalGrace()
+          }
+        case .graceRuns: break
+        }
+        return nil
+      }
+      state.withLock { state in
+        state.knowsFile = true
+        state.removalNoticed = false
+      }
+      adopt(suite)
       return nil
     } catch {
       state.withLock { state in
@@ -242,6 +266,24 @@ final class FilePreferences: PreferencesStore {
         if Self.isUnreadableData(error) { state.readError = error }
       }
       return error
+    }
+  }
+
+  /// Reads the suite again at the end of a removal's grace: still gone, its removal is taken
+  /// in, and a change whose write failed meanwhile is written (into an empty suite).
+  private func endRemovalGrace() {
+    guard state.withLock({ $0.removalNoticed }) else { return }
+    guard reloadFromDisk(graceIsOver: true) == nil else { return }
+    retryFailedWrite()
+  }
+
+  /// What a write puts in place of a suite it found removed: during the grace, every key known
+  /// (`values`, and the values this version cannot read, as they were); once the removal is
+  /// taken in, nothing but the changes.
+  private func suiteInPlaceOfRemoved(_ values: [String: PreferenceValue]) -> Suite {
+    state.withLock { state in
+      guard state.knowsFile else { return Suite() }
+      return Suite(values: values, unreadable: state.unreadableValues)
     }
   }
 
@@ -273,20 +315,13 @@ final class FilePreferences: PreferencesStore {
           changed.insert(key)
         }
       }
-      let unreadable = disk.unreadable.mapValues(\.error)
-      for key in Set(unreadable.keys).symmetricDifference(state.unreadableValues.keys) {
+      for key in Set(disk.unreadable.keys).symmetricDifference(state.unreadableValues.keys) {
         changed.insert(key)
       }
-      state.unreadableValues = unreadable
+      state.unreadableValues = disk.unreadable
       return state.observers.callbacks { readsAgain || changed.contains($0) }
     }
     for callback in callbacks { callback() }
-  }
-
-  /// A suite as read: the values this version reads, and those it cannot, kept as they are.
-  private struct Suite {
-    var values: [String: PreferenceValue] = [:]
-    var unreadable: [String: (stored: JSONValue, error: PreferencesError)] = [:]
   }
 
   private func readFile() throws -> Suite? {

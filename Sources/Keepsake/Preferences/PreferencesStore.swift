@@ -28,6 +28,12 @@ package protocol PreferencesStore: Sendable {
   /// - Throws: The error of the last write that failed, if the store could not be saved.
   func flush() throws
 
+  /// Writes pending changes durably, and says whether `key`'s change is durable: a write that
+  /// failed for other keys only (a value of theirs another version stored) is theirs.
+  ///
+  /// - Throws: The error of the last write that failed, while `key`'s change is not saved.
+  func flush(forKey key: String) throws
+
   /// Why the suite as a whole could not be read, if it could not.
   var readError: (any Error)? { get }
 
@@ -50,6 +56,9 @@ extension PreferencesStore {
   /// The stored value, as it is: a store without a URL form of its own keeps URLs as
   /// ``PreferenceValue/url(_:)``.
   func urlValue(forKey key: String) -> PreferenceValue? { value(forKey: key) }
+
+  /// Writes pending changes durably: a store that writes its suite whole fails every key alike.
+  func flush(forKey key: String) throws { try flush() }
 
   /// The suite's read error: a store that keeps no error of its writes has no other.
   package var lastError: (any Error)? { readError }
