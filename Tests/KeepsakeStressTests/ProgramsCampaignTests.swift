@@ -26,11 +26,37 @@ struct ProgramsCampaignTests {
     configuration.writer = .plain
     let report = ProgramsCampaign(configuration).run()
     #expect(!report.passed)
-    #expect((report[figure: "drafts the programs added, lost"] ?? 0) > 0, "\(report)")
-    #expect((report[figure: "acknowledged drafts lost"] ?? 0) > 0, "\(report)")
+    #expect((report[figure: "entries the programs added, lost"] ?? 0) > 0, "\(report)")
+    #expect((report[figure: "acknowledged entries lost"] ?? 0) > 0, "\(report)")
   }
 
-  @Test("A draft saved while a program read and wrote the file is excused; one saved apart is not")
+  @Test("The same programs on a preferences suite: no key is lost, and no change waits")
+  func programsOnPreferencesLoseNothing() {
+    var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
+    configuration.seconds = 3
+    configuration.seed = 8
+    configuration.document = .preferences
+    let report = ProgramsCampaign(configuration).run()
+    #expect(report.passed, "\(report)")
+    #expect((report[figure: "acknowledged"] ?? 0) > 5)
+    for operation in OutsidePrograms.Operation.allCases {
+      #expect((report[figure: "ran \(operation.rawValue)"] ?? 0) > 0, "\(operation.rawValue)")
+    }
+  }
+
+  @Test("A writer of the suite that never reads it again loses keys, and the campaign says so")
+  func carelessPreferencesWriterLoses() {
+    var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
+    configuration.seconds = 2
+    configuration.processes = 2
+    configuration.writer = .plain
+    configuration.document = .preferences
+    let report = ProgramsCampaign(configuration).run()
+    #expect(!report.passed)
+    #expect((report[figure: "acknowledged entries lost"] ?? 0) > 0, "\(report)")
+  }
+
+  @Test("An entry saved while a program read and wrote the file is excused; one saved apart is not")
   func blindWindows() {
     var log = ProgramsLog()
     log.read(
@@ -50,6 +76,17 @@ struct ProgramsCampaignTests {
     // Wrote before p1-2 was made: it cannot have taken it.
     let before = log.missing(from: ["p1-1", "p1-3"], windows: [(start: 250, end: 300)])
     #expect(before.lost == ["p1-2"])
+  }
+
+  @Test("A suite as the programs see it: its keys, its seed's text, a key added")
+  func suiteAsTheProgramsSeeIt() throws {
+    let document = ProgramsDocument.preferences
+    let data = try document.initialData()
+    #expect(Set(document.entries(in: data) ?? []) == ["seed", "first"])
+    #expect(document.seed(in: data) == "seedA")
+    let added = try #require(document.adding("outside-1", to: data))
+    #expect(Set(document.entries(in: added) ?? []) == ["seed", "first", "outside-1"])
+    #expect(document.entries(in: Data("{not json".utf8)) == nil)
   }
 
   @Test("The seed's edits keep its size")

@@ -28,10 +28,12 @@ import KeepsakeStress
 //                 --mode library|older|older-format|plain --stop-file F [--pending-every K]
 //                 [--notes-of D.P,D.P]
 //   programs-child <file> --name N --seed S --mode library|plain --stop-file F
+//                  [--document drafts|preferences]
 
 let usage = """
   usage: keepsake-stress [--campaign all|crash|faults|fuzz|two-process|processes|json-diff|
-                                    programs|power-loss|simulation|devices]
+                                    programs|programs-preferences|power-loss|simulation|
+                                    devices]
                          [--seed S] [--kills N] [--cases N] [--json-cases N] [--seconds S]
                          [--processes N]
                          [--transactions N] [--writer update|with-transaction|unmerged]
@@ -69,13 +71,15 @@ let usage = """
     --device-writer     library, or plain: a writer that ignores conflict copies and must lose
                         edits (default: library)
     --program-seconds   how long real programs (cp, cp -p, rm, mv, sed -i, touch) work on the
-                        file of the programs campaign (default: 10)
+                        file of the programs campaigns (default: 10); programs-preferences
+                        runs them on a preferences suite the processes set keys of
     --program-writer    library, or plain: a writer that never reads the file again and must
-                        lose drafts (default: library)
+                        lose entries (default: library)
   """
 
 let campaigns = [
-  "faults", "fuzz", "crash", "two-process", "processes", "json-diff", "programs", "devices",
+  "faults", "fuzz", "crash", "two-process", "processes", "json-diff", "programs",
+  "programs-preferences", "devices",
 ]
 
 // NB: power-loss and simulation run in this process, after the others
@@ -168,11 +172,12 @@ func runCampaigns(_ arguments: Arguments) async throws -> Int32 {
       configuration.writer = deviceWriter
       configuration.seed = seed
       report = DevicesCampaign(configuration).run()
-    case "programs":
+    case "programs", "programs-preferences":
       var configuration = ProgramsCampaign.Configuration(executable: executable)
       configuration.seconds = programSeconds
       configuration.writer = programWriter
       configuration.seed = seed
+      configuration.document = name == "programs" ? .drafts : .preferences
       report = ProgramsCampaign(configuration).run()
     case "two-process":
       var configuration = TwoProcessCampaign.Configuration(executable: executable)
@@ -338,7 +343,7 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
     options.mode = mode
     return await DevicesChild.run(options)
   case "programs-child":
-    try arguments.rejectUnknown(["--name", "--seed", "--mode", "--stop-file"])
+    try arguments.rejectUnknown(["--name", "--seed", "--mode", "--stop-file", "--document"])
     guard let stop = arguments.options["--stop-file"] else {
       throw UsageError("programs-child takes a file and --stop-file")
     }
@@ -350,6 +355,10 @@ func runChild(_ arguments: Arguments) async throws -> Int32 {
       throw UsageError("programs-child --mode takes library|plain")
     }
     options.mode = mode
+    guard
+      let document = ProgramsDocument(rawValue: arguments.options["--document"] ?? "drafts")
+    else { throw UsageError("programs-child --document takes drafts|preferences") }
+    options.document = document
     return await ProgramsChild.run(options)
   default:
     throw UsageError("unknown mode \(arguments.positional[0])")

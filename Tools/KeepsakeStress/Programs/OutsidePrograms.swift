@@ -6,8 +6,8 @@ import Foundation
 /// Every operation that writes the file is blind, as these programs are: it reads the file, then
 /// writes what it read with its own change, and whatever an app saved in between is gone. The
 /// campaign does not hold that against the library: the span from the read to the end of the
-/// write (``windows``) excuses a draft saved within it. Its own change (a draft it added, the
-/// seed draft's text it edited) is never excused: no save of the library may take it away.
+/// write (``windows``) excuses an entry saved within it. Its own change (an entry it added, the
+/// seed entry's text it edited) is never excused: no save of the library may take it away.
 struct OutsidePrograms {
   /// What a program does to the file.
   enum Operation: String, CaseIterable {
@@ -24,13 +24,15 @@ struct OutsidePrograms {
 
   /// The file the programs work on.
   let file: URL
+  /// What the file holds.
+  let document: ProgramsDocument
   /// Where the operations' own files are made, outside the file's folder.
   let sources: URL
   /// From each blind operation's read to the end of its write, on ``ProgramsChild/now()``.
   private(set) var windows: [(start: UInt64, end: UInt64)] = []
-  /// The drafts the operations added.
+  /// The entries the operations added (drafts, or keys of a suite).
   private(set) var added: [String] = []
-  /// The seed draft's text as the last edit left it.
+  /// The seed entry's text as the last edit left it.
   private(set) var lastEdit: String?
   /// How many times each operation ran.
   private(set) var counts: [Operation: Int] = [:]
@@ -58,8 +60,9 @@ struct OutsidePrograms {
 
   private let programs: [String: String]
 
-  init(file: URL, sources: URL, programs: [String: String]) {
+  init(file: URL, document: ProgramsDocument, sources: URL, programs: [String: String]) {
     self.file = file
+    self.document = document
     self.sources = sources
     self.programs = programs
   }
@@ -78,17 +81,18 @@ struct OutsidePrograms {
     case .touch:
       guard try run("touch", [file.path]) else { return failed(operation, start) }
     case .sameSizeEditKeepingTime, .sedInPlace:
-      guard let data = try? Data(contentsOf: file), let bodies = ProgramsDocument.bodies(in: data),
-        let old = bodies.first(where: { $0.hasPrefix("seed") })
-      else { return false }
+      guard let data = try? Data(contentsOf: file), let old = document.seed(in: data) else {
+        return false
+      }
       let new = Self.nextSeed(after: old)
+      // NB: the seed's text, quoted, is in the file once, whichever the document.
       if operation == .sedInPlace {
-        let script = "s/\"body\":\"\(old)\"/\"body\":\"\(new)\"/"
+        let script = "s/\"\(old)\"/\"\(new)\"/"
         guard try run("sed", ["-i", script, file.path]) else { return failed(operation, start) }
       } else {
         let source = sources.appendingPathComponent("edit-\(number).json")
         let text = String(decoding: data, as: UTF8.self)
-          .replacingOccurrences(of: "\"body\":\"\(old)\"", with: "\"body\":\"\(new)\"")
+          .replacingOccurrences(of: "\"\(old)\"", with: "\"\(new)\"")
         try Data(text.utf8).write(to: source)
         // The copy takes the file's times, as `cp -p` of an edited copy made beside it does.
         guard try run("touch", ["-r", file.path, source.path]),
@@ -97,15 +101,14 @@ struct OutsidePrograms {
       }
       lastEdit = new
     case .syncthingReplace, .removeThenCopy, .copyOver, .editorWithBackup, .damageThenRestore:
-      guard let data = try? Data(contentsOf: file), var drafts = ProgramsDocument.drafts(in: data)
-      else { return false }
       let body = "outside-\(number)"
-      drafts.append(ProgramsDocument.draft(body))
+      guard let data = try? Data(contentsOf: file), let written = document.adding(body, to: data)
+      else { return false }
       let name =
         operation == .syncthingReplace ? ".syncthing.\(file.lastPathComponent).tmp" : "copy.json"
       let folder = operation == .syncthingReplace ? file.deletingLastPathComponent() : sources
       let source = folder.appendingPathComponent(name)
-      try ProgramsDocument.data(drafts).write(to: source)
+      try written.write(to: source)
       let ran: Bool
       switch operation {
       case .syncthingReplace:
@@ -147,7 +150,7 @@ struct OutsidePrograms {
     return false
   }
 
-  /// Another text of the seed draft, of the same size.
+  /// Another text of the seed entry, of the same size.
   static func nextSeed(after text: String) -> String {
     let letters = Array("ABCDEFGH")
     let index = text.last.flatMap { letters.firstIndex(of: $0) } ?? -1

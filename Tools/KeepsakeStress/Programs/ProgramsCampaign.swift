@@ -1,17 +1,24 @@
 import Foundation
 import Keepsake
 
-/// Processes keep the drafts file open through `@Shared` and add drafts while the programs
-/// around a user's files work on it for real: `rm *.lock`, `touch`, a same-size edit copied
+/// Processes keep a file open through `@Shared` and add to it while the programs around a
+/// user's files work on it for real: `rm *.lock`, `touch`, a same-size edit copied
 /// over with `cp -p` (its time put back), `sed -i`, Syncthing's replace (remove, then rename a
 /// new version in), a script's `rm` then `cp`, and an editor's `cp` over the file, ignoring
 /// the lock.
 ///
-/// Judged from the bytes, apart from the library: every draft a process's save acknowledged is
+/// The file is the drafts example's (the processes add drafts through its key), or a
+/// preferences suite (``ProgramsDocument/preferences``: each process sets keys of its own through
+/// `.appStorage`).
+///
+/// Judged from the bytes, apart from the library: every entry a process's save acknowledged is
 /// in the file, unless a program's blind write took it (it read the file before the save and
-/// wrote after it: ``OutsidePrograms``); every draft a program added is in the file; the seed
-/// draft holds the last edit's text; no draft is there twice; no temporary file is left.
-/// `--program-writer plain` (Foundation alone, never reading the file again) must lose drafts,
+/// wrote after it: ``OutsidePrograms``); every entry a program added is in the file; the seed
+/// entry holds the last edit's text; no draft is there twice; no temporary file is left. On a suite,
+/// once the programs stop, each process's changes must reach the file without a save of its
+/// own (a change whose write a program's write made fail is written when the file changes
+/// again).
+/// `--program-writer plain` (Foundation alone, never reading the file again) must lose entries,
 /// and does.
 public struct ProgramsCampaign: Sendable {
   /// The settings of a run.
@@ -24,6 +31,8 @@ public struct ProgramsCampaign: Sendable {
     public var seed: UInt64 = 1
     /// How the processes write.
     public var writer = ProgramsChild.Mode.library
+    /// The file the processes and the programs share.
+    public var document = ProgramsDocument.drafts
     /// The operations the programs draw from: all of them, or, for investigating a run, those
     /// `KEEPSAKE_PROGRAMS_ONLY` names (`copyOver,touch`).
     var operations = OutsidePrograms.Operation.allCases
@@ -64,9 +73,10 @@ public struct ProgramsCampaign: Sendable {
       failures.append("the campaign could not run: \(error)")
     }
     return CampaignReport(
-      campaign: "programs",
+      campaign: configuration.document == .drafts ? "programs" : "programs on preferences",
       settings: "\(configuration.processes) processes, \(Int(configuration.seconds)) s of "
-        + "programs, \(configuration.writer.rawValue) writer, seed \(configuration.seed)",
+        + "programs on \(configuration.document.fileName), \(configuration.writer.rawValue) "
+        + "writer, seed \(configuration.seed)",
       figures: figures, failures: failures, seconds: started.duration(to: .now).seconds)
   }
 
@@ -79,9 +89,8 @@ public struct ProgramsCampaign: Sendable {
     for url in [folder, sources] {
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
-    let file = folder.appendingPathComponent("drafts.json")
-    try ProgramsDocument.data([ProgramsDocument.draft("seedA"), ProgramsDocument.draft("first")])
-      .write(to: file)
+    let file = folder.appendingPathComponent(configuration.document.fileName)
+    try configuration.document.initialData().write(to: file)
     let stop = scratch.url.appendingPathComponent("stop")
     var children: [(name: String, reader: ChildReader)] = []
     defer {
@@ -95,7 +104,7 @@ public struct ProgramsCampaign: Sendable {
         arguments: [
           "programs-child", file.path, "--name", name, "--seed",
           "\(configuration.seed &+ UInt64(index))", "--mode", configuration.writer.rawValue,
-          "--stop-file", stop.path,
+          "--stop-file", stop.path, "--document", configuration.document.rawValue,
         ])
       children.append((name, ChildReader(child)))
     }
@@ -103,7 +112,8 @@ public struct ProgramsCampaign: Sendable {
       throw ProgramsCampaignError(
         "process \(child.name) did not start: \(child.reader.lines.suffix(2))")
     }
-    var outside = OutsidePrograms(file: file, sources: sources, programs: programs)
+    var outside = OutsidePrograms(
+      file: file, document: configuration.document, sources: sources, programs: programs)
     var generator = SeededGenerator(seed: configuration.seed)
     let deadline = ContinuousClock.now + .seconds(configuration.seconds)
     var number = 0
@@ -145,51 +155,52 @@ public struct ProgramsCampaign: Sendable {
     _ log: ProgramsLog, _ outside: OutsidePrograms, folder: URL, file: URL,
     _ failures: inout [String]
   ) -> [CampaignReport.Figure] {
+    let document = configuration.document
     var present: [String] = []
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    // A draft in a copy the library kept beside the file and reported is not lost.
-    let copies = names.filter { $0.hasPrefix("drafts.conflict-") }
+    // An entry in a copy the library kept beside the file and reported is not lost.
+    let stem = file.deletingPathExtension().lastPathComponent
+    let copies = names.filter { $0.hasPrefix("\(stem).conflict-") }
     for name in copies {
       let data = (try? Data(contentsOf: folder.appendingPathComponent(name))) ?? Data()
-      present += ProgramsDocument.bodies(in: data) ?? []
+      present += document.entries(in: data) ?? []
     }
-    guard let data = try? Data(contentsOf: file), let bodies = ProgramsDocument.bodies(in: data)
-    else {
-      failures.append("the final file is not a readable drafts file")
+    guard let data = try? Data(contentsOf: file), let entries = document.entries(in: data) else {
+      failures.append("the final file is not a readable \(document.rawValue) file")
       return [.init("unreadable final file", 1, isLoss: true)]
     }
-    let inFile = Set(bodies + present)
+    let inFile = Set(entries + present)
     let (lost, excused) = log.missing(from: inFile, windows: outside.windows)
     let lostOutside = outside.added.filter { !inFile.contains($0) }
-    let editLost = outside.lastEdit.map { bodies.contains($0) ? 0 : 1 } ?? 0
-    let duplicates = bodies.count - Set(bodies).count
+    let seed = document.seed(in: data)
+    let editLost = outside.lastEdit.map { seed == $0 ? 0 : 1 } ?? 0
+    let duplicates = entries.count - Set(entries).count
     let temporary = ScratchFolder.temporaryFiles(in: folder).count
-    if !lost.isEmpty { failures.append("acknowledged drafts lost: \(lost.prefix(10))") }
+    if !lost.isEmpty { failures.append("acknowledged entries lost: \(lost.prefix(10))") }
     if !lostOutside.isEmpty {
-      failures.append("drafts the programs added, lost: \(lostOutside.prefix(10))")
+      failures.append("entries the programs added, lost: \(lostOutside.prefix(10))")
     }
     if editLost > 0 {
       failures.append(
-        "the last same-size edit (\(outside.lastEdit ?? "")) is gone: "
-          + "\(bodies.filter { $0.hasPrefix("seed") })")
+        "the last same-size edit (\(outside.lastEdit ?? "")) is gone: \(seed ?? "no seed")")
     }
     if !log.flushFailures.isEmpty { failures.append("last saves failed: \(log.flushFailures)") }
     return [
-      .init("drafts added by the processes", log.added),
+      .init("entries added by the processes", log.added),
       .init("acknowledged", log.acknowledged.count),
       .init("saves refused while a program wrote the file", log.refused),
-      .init("acknowledged drafts a program's blind write took", excused),
+      .init("acknowledged entries a program's blind write took", excused),
       .init("copies kept beside the file", copies.count),
-      .init("acknowledged drafts lost", lost.count, isLoss: true),
-      .init("drafts the programs added, lost", lostOutside.count, isLoss: true),
+      .init("acknowledged entries lost", lost.count, isLoss: true),
+      .init("entries the programs added, lost", lostOutside.count, isLoss: true),
       .init("same-size edits lost", editLost, isLoss: true),
-      .init("drafts duplicated", duplicates, isLoss: true),
+      .init("entries duplicated", duplicates, isLoss: true),
       .init("temporary files left", temporary, isLoss: true),
     ]
   }
 }
 
-/// What the processes of a programs campaign printed, read into drafts and their times.
+/// What the processes of a programs campaign printed, read into entries and their times.
 struct ProgramsLog {
   struct Draft {
     var body: String
@@ -197,14 +208,14 @@ struct ProgramsLog {
     var end: UInt64
   }
 
-  /// Drafts whose save, or a later one, returned.
+  /// Entries whose save, or a later one, returned.
   private(set) var acknowledged: [Draft] = []
   private(set) var added = 0
   private(set) var refused = 0
   private(set) var flushFailures: [String] = []
 
-  /// The acknowledged drafts `present` lacks: those no blind write can have taken (a program
-  /// read the file before the draft's save returned, and wrote after the draft was made), and
+  /// The acknowledged entries `present` lacks: those no blind write can have taken (a program
+  /// read the file before the entry's save returned, and wrote after the entry was made), and
   /// how many one can have.
   func missing(
     from present: Set<String>, windows: [(start: UInt64, end: UInt64)]

@@ -12,6 +12,9 @@ import Keepsake
 /// drafts to it while real programs (`cp`, `rm`, `mv`, `sed`, `touch`) work on the same file,
 /// until the stop file appears.
 ///
+/// With `--document preferences` the file is a preferences suite
+/// and each draft a key of its own (see `ProgramsChild+Preferences.swift`).
+///
 /// It prints `ready`, then for every draft `ack <body> <start> <end>` once `try await save()`
 /// returned, `unacked <body> <start>` when the save failed (the change stays pending, for a later
 /// save), or `pending <body> <start>` for a draft left to the coalesced save; at the stop file,
@@ -20,7 +23,8 @@ import Keepsake
 /// (``ProgramsChild/now()``), which the campaign reads too.
 ///
 /// With `--mode plain` it is the careless writer of the campaign's negative run: it reads the
-/// file once with Foundation, and writes its own list over the file at every draft.
+/// file once with Foundation, and writes what it read with its own entries over the file at
+/// every one.
 public enum ProgramsChild {
   /// How the process writes.
   public enum Mode: String, Sendable, CaseIterable {
@@ -37,6 +41,8 @@ public enum ProgramsChild {
     public var seed: UInt64 = 1
     public var mode = Mode.library
     public var stopFile: URL
+    /// What the file is: the processes add drafts, or set keys of a suite.
+    public var document = ProgramsDocument.drafts
 
     /// A process adding drafts to the file at `url` until `stopFile` appears.
     public init(url: URL, stopFile: URL) {
@@ -57,12 +63,14 @@ public enum ProgramsChild {
 
   /// Runs the process; returns 0, or 3 when the file cannot be read at the start.
   public static func run(_ options: Options) async -> Int32 {
-    switch options.mode {
-    case .library:
+    switch (options.mode, options.document) {
+    case (.library, .drafts):
       return await StorageContext.withValue(.disk(name: options.name)) {
         await runLibrary(options)
       }
-    case .plain:
+    case (.library, .preferences):
+      return await runPreferences(options)
+    case (.plain, _):
       return await runPlain(options)
     }
   }
@@ -109,9 +117,8 @@ public enum ProgramsChild {
   }
 
   private static func runPlain(_ options: Options) async -> Int32 {
-    guard let data = FileManager.default.contents(atPath: options.url.path),
-      let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      var drafts = document["content"] as? [Any]
+    guard var data = FileManager.default.contents(atPath: options.url.path),
+      options.document.entries(in: data) != nil
     else {
       StandardOutput.write("unreadable \(options.url.path)")
       return 3
@@ -123,9 +130,10 @@ public enum ProgramsChild {
       count += 1
       let body = "\(options.name)-\(count)"
       let start = now()
-      drafts.append(ProgramsDocument.draft(body))
+      // What it read once, with its own entries: never the file as it is now.
+      data = options.document.adding(body, to: data) ?? data
       do {
-        try ProgramsDocument.data(drafts).write(to: options.url, options: .atomic)
+        try data.write(to: options.url, options: .atomic)
         StandardOutput.write("ack \(body) \(start) \(now())")
       } catch {
         StandardOutput.write("unacked \(body) \(start)")
@@ -135,32 +143,5 @@ public enum ProgramsChild {
     StandardOutput.write("flushed \(now())")
     StandardOutput.write("done")
     return 0
-  }
-}
-
-/// The drafts file as the programs campaign's outside writers and checker see it: Foundation's
-/// JSON, the format's current version, read and written apart from the library.
-enum ProgramsDocument {
-  /// A draft as the current format stores it.
-  static func draft(_ body: String) -> [String: Any] {
-    ["id": UUID().uuidString, "body": body, "pinned": false, "tags": [String]()]
-  }
-
-  /// A file of `drafts` in the current format version.
-  static func data(_ drafts: [Any]) throws -> Data {
-    try JSONSerialization.data(withJSONObject: ["content": drafts, "version": 3])
-  }
-
-  /// The drafts of a file, or nil when it is not a readable current-version file.
-  static func drafts(in data: Data) -> [[String: Any]]? {
-    guard let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      document["version"] as? Int == 3
-    else { return nil }
-    return document["content"] as? [[String: Any]]
-  }
-
-  /// The bodies of the drafts of a file.
-  static func bodies(in data: Data) -> [String]? {
-    drafts(in: data)?.compactMap { $0["body"] as? String }
   }
 }
