@@ -240,9 +240,8 @@ final class FilePreferences: PreferencesStore {
   private func reloadFromDisk(graceIsOver: Bool = false) -> (any Error)? {
     do {
       guard let suite = try readFile() else {
-        switch state.withLock({ $0.removalFound(graceIsOver: graceIsOver || removalGrace <= .zero) }
-        )
-        {
+        let graceIsOver = graceIsOver || removalGrace <= .zero
+        switch state.withLock({ $0.removalFound(graceIsOver: graceIsOver) }) {
         case .takenIn: adopt(Suite())
         case .graceStarts:
           queue.asyncAfter(deadline: .now() + removalGrace.timeInterval) { [weak self] in

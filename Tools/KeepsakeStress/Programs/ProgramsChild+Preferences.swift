@@ -2,9 +2,6 @@ import Foundation
 import Keepsake
 
 extension ProgramsChild {
-  /// How long a process waits, once the programs stopped, for the suite to hold its changes.
-  static let settling: Duration = .seconds(30)
-
   /// The process on a preferences suite: each entry is a key of its own (`<name>-<n>`), an `Int`
   /// set through `.appStorage`, in the store an app on Linux has (``FilePreferences``'s file).
   ///
@@ -49,12 +46,7 @@ extension ProgramsChild {
       }
       try? await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &generator)))
     }
-    let settled = ContinuousClock.now + settling
-    var unsettled = Self.unsettled(keys, in: options.url)
-    while !unsettled.isEmpty && ContinuousClock.now < settled {
-      try? await Task.sleep(for: .milliseconds(50))
-      unsettled = Self.unsettled(keys, in: options.url)
-    }
+    let unsettled = await settle { Self.unsettled(keys, in: options.url) }
     if unsettled.isEmpty {
       StandardOutput.write("flushed \(now())")
     } else {
@@ -79,7 +71,7 @@ extension ProgramsChild {
       if let error = key.shared.loadError { errors.append(error) }
       if let error = key.shared.saveError { errors.append(error) }
       guard !errors.isEmpty || stored != value else { return nil }
-      let shown = errors.map { "\($0)".prefix { $0 != "\n" } }
+      let shown = errors.map(Self.firstLine)
       return "\(key.name) (holds \(value), stored \(stored)\(shown.map { "; \($0)" }.joined()))"
     }
   }

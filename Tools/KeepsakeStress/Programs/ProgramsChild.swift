@@ -106,6 +106,10 @@ public enum ProgramsChild {
       }
       try? await Task.sleep(for: .milliseconds(Int.random(in: 5...30, using: &generator)))
     }
+    let unsettled = await settle { Self.unsettled($drafts, in: options.url) }
+    if !unsettled.isEmpty {
+      StandardOutput.write("flush-failed unsettled: \(unsettled.prefix(10))")
+    }
     do {
       try await $drafts.save()
       StandardOutput.write("flushed \(now())")
