@@ -5,11 +5,14 @@ import Testing
 
 @Suite("Real programs on an open file")
 struct ProgramsCampaignTests {
-  @Test("cp, cp -p, rm, mv, sed -i and touch on an open file: nothing written is lost")
-  func programsLoseNothing() {
+  @Test(
+    "cp, cp -p, rm, mv, sed -i and touch on an open file: nothing written is lost, no change waits",
+    arguments: ProgramsDocument.allCases)
+  func programsLoseNothing(on document: ProgramsDocument) {
     var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
     configuration.seconds = 3
-    configuration.seed = 7
+    configuration.seed = document == .drafts ? 7 : 8
+    configuration.document = document
     let report = ProgramsCampaign(configuration).run()
     #expect(report.passed, "\(report)")
     #expect((report[figure: "acknowledged"] ?? 0) > 5)
@@ -18,42 +21,21 @@ struct ProgramsCampaignTests {
     }
   }
 
-  @Test("A writer that never reads the file again loses drafts, and the campaign says so")
-  func carelessWriterLoses() {
+  @Test(
+    "A writer that never reads the file again loses entries, and the campaign says so",
+    arguments: ProgramsDocument.allCases)
+  func carelessWriterLoses(on document: ProgramsDocument) {
     var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
     configuration.seconds = 2
     configuration.processes = 2
     configuration.writer = .plain
+    configuration.document = document
     let report = ProgramsCampaign(configuration).run()
     #expect(!report.passed)
-    #expect((report[figure: "entries the programs added, lost"] ?? 0) > 0, "\(report)")
     #expect((report[figure: "acknowledged entries lost"] ?? 0) > 0, "\(report)")
-  }
-
-  @Test("The same programs on a preferences suite: no key is lost, and no change waits")
-  func programsOnPreferencesLoseNothing() {
-    var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
-    configuration.seconds = 3
-    configuration.seed = 8
-    configuration.document = .preferences
-    let report = ProgramsCampaign(configuration).run()
-    #expect(report.passed, "\(report)")
-    #expect((report[figure: "acknowledged"] ?? 0) > 5)
-    for operation in OutsidePrograms.Operation.allCases {
-      #expect((report[figure: "ran \(operation.rawValue)"] ?? 0) > 0, "\(operation.rawValue)")
+    if document == .drafts {
+      #expect((report[figure: "entries the programs added, lost"] ?? 0) > 0, "\(report)")
     }
-  }
-
-  @Test("A writer of the suite that never reads it again loses keys, and the campaign says so")
-  func carelessPreferencesWriterLoses() {
-    var configuration = ProgramsCampaign.Configuration(executable: stressExecutable)
-    configuration.seconds = 2
-    configuration.processes = 2
-    configuration.writer = .plain
-    configuration.document = .preferences
-    let report = ProgramsCampaign(configuration).run()
-    #expect(!report.passed)
-    #expect((report[figure: "acknowledged entries lost"] ?? 0) > 0, "\(report)")
   }
 
   @Test("An entry saved while a program read and wrote the file is excused; one saved apart is not")
