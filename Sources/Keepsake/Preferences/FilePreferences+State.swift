@@ -16,6 +16,9 @@ extension FilePreferences {
     var knowsFile = false
     /// Whether a removal was found and its grace runs.
     var removalNoticed = false
+    /// Whether pending changes wait for the removal's grace: for the version put back, or for
+    /// the grace's end.
+    var waitsForReplacement = false
     /// The keys of writes that failed, until a write saves them: their references showed the
     /// failure, and are told when it is over.
     var failedKeys: Set<String> = []
