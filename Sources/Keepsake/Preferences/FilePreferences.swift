@@ -32,7 +32,7 @@ final class FilePreferences: PreferencesStore {
 
   private let state = Mutex(State())
   private let queue: DispatchQueue
-  private let fileSystem: any FileSystem
+  let fileSystem: any FileSystem
   private let watch = Mutex<StorageSubscription?>(nil)
 
   /// Opens (without creating) the suite stored at `url`, reading its current values.
@@ -331,18 +331,6 @@ final class FilePreferences: PreferencesStore {
     retryFailedWrite()
   }
 
-  /// Whether `error` says a suite file is there but cannot be read.
-  private static func isUnreadableData(_ error: any Error) -> Bool {
-    if error is PreferencesError { return true }
-    guard let error = error as? FileSystemError else { return false }
-    switch error.reason {
-    case .notARegularFile, .tooLarge, .linkLoop, .permissionDenied, .ioError, .notDownloaded:
-      return true
-    default:
-      return false
-    }
-  }
-
   /// Takes in `disk`, the suite just read, for the keys this process has not changed, and
   /// tells the keys whose value or readability changed.
   private func adopt(_ disk: Suite) {
@@ -366,55 +354,6 @@ final class FilePreferences: PreferencesStore {
       return state.observers.callbacks { readsAgain || changed.contains($0) }
     }
     for callback in callbacks { callback() }
-  }
-
-  private func readFile() throws -> Suite? {
-    guard let data = try fileSystem.contents(of: url, maximumSize: maximumSize) else { return nil }
-    // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
-    // codec), whose messages name types and keys but never a stored value, so their detail can
-    // be part of the description.
-    let members: [String: JSONValue]
-    do {
-      guard case .object(let object) = try JSONValue(reading: data) else {
-        throw PreferencesError.unreadable(path: url.path, reason: "it is not a JSON object")
-      }
-      members = object
-    } catch let error as PreferencesError {
-      throw error
-    } catch {
-      throw PreferencesError.unreadable(
-        path: url.path, reason: ErrorMessage.reason(error, includingDetail: true))
-    }
-    var suite = Suite()
-    for (key, member) in members {
-      do {
-        // NB: inside an object of its key, so an error's path names the key, as when the
-        // suite was decoded whole.
-        let one = JSONValue.object([key: member]).jsonData()
-        suite.values[key] = try JSONCoding.decode([String: PreferenceValue].self, from: one)[key]
-      } catch {
-        let reason = ErrorMessage.reason(error, includingDetail: true)
-        suite.unreadable[key] = (
-          member, PreferencesError.unreadableValue(path: url.path, key: key, reason: reason)
-        )
-      }
-    }
-    return suite
-  }
-
-  /// The suite's bytes: pretty printed with sorted keys, for people who open it, and with the
-  /// values this version cannot read as they were.
-  private func encode(_ suite: Suite) throws -> Data {
-    // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty printed,
-    // which Keepsake's compact encoder does not do; it is small, so the faster codec would save
-    // little. It is read through `JSONCoding`.
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    let data = try encoder.encode(suite.values)
-    guard !suite.unreadable.isEmpty else { return data }
-    guard case .object(var members) = try JSONValue(reading: data) else { return data }
-    for (key, unreadable) in suite.unreadable { members[key] = unreadable.stored }
-    return JSONValue.object(members).jsonData(prettyPrinted: true)
   }
 
   private func withFileLock<T>(_ body: () throws -> T) throws -> T {
