@@ -177,10 +177,9 @@ final class FilePreferences: PreferencesStore {
       return (state.dirty, state.values)
     }
     guard !changes.isEmpty else { return state.withLock { $0.lastError } }
-    guard !holdsBack(changes) else { return nil }
     do {
       var refused: PreferencesError?
-      let merged = try withFileLock { () throws -> Suite in
+      let outcome = try withFileLock { () throws -> Suite? in
         // NB: in place of exactly the file read, as a file key's save: a program that ignores
         // the lock (an editor, a script, a sync engine) and replaces the file meanwhile is
         // never written over; its file is read and merged again, a few times at most.
@@ -188,6 +187,9 @@ final class FilePreferences: PreferencesStore {
         while true {
           refused = nil
           let identity = try fileSystem.identity(of: url)
+          // The suite was there and is gone: a program replacing it has not put the new version
+          // in yet, so the changes wait (in the lock, where the look cannot go stale).
+          if identity == nil, holdsBack(changes) { return nil }
           var merged = try readFile() ?? Suite()
           for key in changes {
             // A value this version cannot read is never written over (it is another version's).
@@ -214,6 +216,7 @@ final class FilePreferences: PreferencesStore {
           }
         }
       }
+      guard let merged = outcome else { return nil }
       adopt(merged)
       let kept = changes.filter { merged.unreadable[$0] != nil }
       // NB: a key whose earlier write failed showed it; its value did not change now, but its
@@ -303,10 +306,6 @@ final class FilePreferences: PreferencesStore {
   /// the removal's grace runs (a program replacing it has not put the new version in yet).
   private func holdsBack(_ changes: Set<String>) -> Bool {
     guard removalGrace > .zero, state.withLock({ $0.knowsFile }) else { return false }
-    // NB: a file that cannot be looked at is not a removal: the write fails with why.
-    let identity: FileIdentity?
-    do { identity = try fileSystem.identity(of: url) } catch { return false }
-    guard identity == nil else { return false }
     let removal = state.withLock { state -> State.Removal in
       state.dirty.formUnion(changes)
       state.waitsForReplacement = true
