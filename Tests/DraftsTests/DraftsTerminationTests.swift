@@ -28,7 +28,7 @@ struct DraftsTerminationTests {
     @Test(
       "A command signalled while it waits for the store's lock still adds its draft",
       .timeLimit(.minutes(5)), arguments: [SIGTERM, SIGINT])
-    func signalledWhileWaiting(_ signal: Int32) async throws {
+    func signalledWhileWaiting(_ signal: Int32) throws {
       let home = try DraftsProcess.home()
       let store = home.file("drafts.json")
       // Another writer holds the store's lock, so the command is caught before it writes.
@@ -47,10 +47,12 @@ struct DraftsTerminationTests {
       let pid = process.processIdentifier
       let lockPath = home.url.appendingPathComponent(lockFile).path
       // NB: another process's descriptors are not observable: polled, with a generous bound
-      // that only turns a command that never gets there into a failure.
+      // that only turns a command that never gets there into a failure. The poll blocks its
+      // thread: a sleep resumed by the concurrency pool can come back after the command's own
+      // lock timeout when other tests keep the pool busy, and the command then gives up.
       var waiting = 0
       while !Self.hasOpen(lockPath, pid: pid) && waiting < 30_000 {
-        try await Task.sleep(for: .milliseconds(1))
+        usleep(1_000)
         waiting += 1
       }
       #expect(Self.hasOpen(lockPath, pid: pid), "the command waits for the lock")

@@ -49,24 +49,52 @@ struct FilePreferencesRemovedTests {
     return (disk, url, store)
   }
 
-  @Test("A write while the suite is gone writes every key known, the newer version's too")
-  func writeDuringTheGraceWritesTheWholeSuite() throws {
+  @Test("A write while the suite is gone waits for the version put back, and merges into it")
+  func writeWaitsForTheVersionPutBack() throws {
     // NB: a grace no run of the test outlasts, so the write is inside it by construction.
     let (disk, url, store) = Self.openedSuite(grace: .seconds(3600))
     disk.setContents(nil, at: url)
+    store.set(.bool(true), forKey: "flag")
     store.waitUntilIdle()
     #expect(store.value(forKey: "font") == .int(12), "the keys keep their values meanwhile")
+    #expect(try disk.contents(of: url) == nil, "no suite of the change alone in its place")
 
+    disk.setContents(Data(#"{"font": {"int": 14}, "color": {"rgb": [1, 2]}}"#.utf8), at: url)
+    store.waitUntilIdle()
+    let written = FilePreferences(url: url, fileSystem: disk)
+    #expect(written.value(forKey: "flag") == .bool(true), "merged into the version put back")
+    #expect(written.value(forKey: "font") == .int(14))
+    #expect(written.readError(forKey: "color") != nil, "a value of a newer version, kept")
+  }
+
+  @Test("A flush while the suite is gone returns once its change is in the version put back")
+  func flushWaitsForTheVersionPutBack() async throws {
+    let (disk, url, store) = Self.openedSuite(grace: .seconds(3600))
+    disk.setContents(nil, at: url)
     store.set(.bool(true), forKey: "flag")
-    try store.flush()
+    // NB: the flush blocks its thread until the version is put back: off the pool, so the
+    // test's own wait, and every other test, keep running.
+    let flush = Task { await offThePool { Result { try store.flush(forKey: "flag") } } }
+    #expect(await waitUntil { store.waitsForReplacement }, "the flush waits")
+    disk.setContents(Data(#"{"font": {"int": 14}}"#.utf8), at: url)
+    try await flush.value.get()
 
     let written = FilePreferences(url: url, fileSystem: disk)
     #expect(written.value(forKey: "flag") == .bool(true))
-    #expect(written.value(forKey: "font") == .int(12), "not the change alone")
-    #expect(written.value(forKey: "theme") == .string("dark"))
-    #expect(written.readError(forKey: "color") != nil, "a value of a newer version, kept")
-    let stored = try #require(try disk.contents(of: url))
-    #expect(String(decoding: stored, as: UTF8.self).contains(#""rgb""#))
+    #expect(written.value(forKey: "font") == .int(14))
+  }
+
+  @Test("A flush while the suite stays gone returns after the grace, its change written alone")
+  func flushAfterTheGrace() throws {
+    let (disk, url, store) = Self.openedSuite(grace: .milliseconds(50))
+    disk.setContents(nil, at: url)
+    store.set(.bool(true), forKey: "flag")
+    try store.flush(forKey: "flag")
+
+    let written = FilePreferences(url: url, fileSystem: disk)
+    #expect(written.value(forKey: "flag") == .bool(true))
+    #expect(written.value(forKey: "font") == nil, "the removal taken in")
+    #expect(store.value(forKey: "font") == nil)
   }
 
   @Test("A suite that arrives during the grace is taken in, and a write merges with it")

@@ -23,8 +23,8 @@ import Synchronization
 ///   is left as it is. A value it cannot read in a suite it can (a kind of value a newer version
 ///   of the app stores) is kept as it is in every write, and only its own key reports it;
 /// - takes a suite file that was there and is gone as removed only after a grace (a program
-///   replacing it removes it first): a write meanwhile writes the whole suite it knew, never this
-///   process's changes alone over an empty one;
+///   replacing it removes it first): a write meanwhile waits for the new version, and merges into
+///   it, never creating a suite of this process's changes alone;
 /// - writes in the background: ``set(_:forKey:)`` never does file I/O on the caller's thread.
 final class FilePreferences: PreferencesStore {
   /// The suite's file.
@@ -32,7 +32,7 @@ final class FilePreferences: PreferencesStore {
 
   private let state = Mutex(State())
   private let queue: DispatchQueue
-  private let fileSystem: any FileSystem
+  let fileSystem: any FileSystem
   private let watch = Mutex<StorageSubscription?>(nil)
 
   /// Opens (without creating) the suite stored at `url`, reading its current values.
@@ -47,9 +47,10 @@ final class FilePreferences: PreferencesStore {
   /// How long a suite file found removed may take to be put back before its removal is taken
   /// in.
   ///
-  /// The keys keep their values meanwhile, and a write writes every key known. Syncthing's
-  /// replace removes the file and renames the new one in microseconds later; a script's `rm`
-  /// then `cp` takes a process start, and its `cp` fails if a write created the file between.
+  /// The keys keep their values meanwhile, and a write waits: merged into the version put
+  /// back, or, the grace over, written into a new suite. Syncthing's replace removes the file
+  /// and renames the new one in microseconds later; a script's `rm` then `cp` takes a process
+  /// start, and its `cp` fails if a write created the file between.
   let removalGrace: Duration
 
   /// Opens the suite at `url` through `fileSystem`: a ``LocalFileSystem`` whose system calls
@@ -129,16 +130,41 @@ final class FilePreferences: PreferencesStore {
   }
 
   func flush() throws {
-    if let error = queue.sync(execute: { writePending() }) { throw error }
+    let error = writingThroughRemoval { () -> (error: (any Error)?, waits: Bool) in
+      (writePending(), state.withLock { $0.waitsForReplacement })
+    }
+    if let error { throw error }
   }
 
   func flush(forKey key: String) throws {
-    let error = queue.sync { () -> (any Error)? in
+    let error = writingThroughRemoval { () -> (error: (any Error)?, waits: Bool) in
       let failure = writePending()
-      // NB: a change another write saved since its own failed is durable, whatever failed since.
-      return state.withLock { $0.dirty.contains(key) ? failure ?? $0.lastError : nil }
+      return state.withLock { state in
+        // NB: a change another write saved since its own failed is durable, whatever failed
+        // since.
+        guard state.dirty.contains(key) else { return (nil, false) }
+        return (failure ?? state.lastError, state.waitsForReplacement)
+      }
     }
     if let error { throw error }
+  }
+
+  /// Runs `write` on the store's queue until it holds nothing back for a removal's grace, so
+  /// that a flush returns once its changes are on disk: merged into the version put back, or,
+  /// the grace over, written into a new suite.
+  private func writingThroughRemoval(
+    _ write: () -> (error: (any Error)?, waits: Bool)
+  ) -> (any Error)? {
+    let givesUp = ContinuousClock.now + removalGrace * 2 + .seconds(1)
+    while true {
+      let outcome = queue.sync(execute: write)
+      guard outcome.waits else { return outcome.error }
+      if ContinuousClock.now > givesUp {
+        // NB: the grace's end is on the queue; should it not come, the wait still ends.
+        queue.sync { _ = reloadFromDisk(graceIsOver: true) }
+      }
+      Thread.sleep(forTimeInterval: 0.005)
+    }
   }
 
   // MARK: - Disk
@@ -153,7 +179,7 @@ final class FilePreferences: PreferencesStore {
     guard !changes.isEmpty else { return state.withLock { $0.lastError } }
     do {
       var refused: PreferencesError?
-      let merged = try withFileLock { () throws -> Suite in
+      let outcome = try withFileLock { () throws -> Suite? in
         // NB: in place of exactly the file read, as a file key's save: a program that ignores
         // the lock (an editor, a script, a sync engine) and replaces the file meanwhile is
         // never written over; its file is read and merged again, a few times at most.
@@ -161,7 +187,10 @@ final class FilePreferences: PreferencesStore {
         while true {
           refused = nil
           let identity = try fileSystem.identity(of: url)
-          var merged = try readFile() ?? suiteInPlaceOfRemoved(values)
+          // The suite was there and is gone: a program replacing it has not put the new version
+          // in yet, so the changes wait (in the lock, where the look cannot go stale).
+          if identity == nil, holdsBack(changes) { return nil }
+          var merged = try readFile() ?? Suite()
           for key in changes {
             // A value this version cannot read is never written over (it is another version's).
             if let unreadable = merged.unreadable[key] {
@@ -187,6 +216,7 @@ final class FilePreferences: PreferencesStore {
           }
         }
       }
+      guard let merged = outcome else { return nil }
       adopt(merged)
       let kept = changes.filter { merged.unreadable[$0] != nil }
       // NB: a key whose earlier write failed showed it; its value did not change now, but its
@@ -195,6 +225,7 @@ final class FilePreferences: PreferencesStore {
         state.dirty.formUnion(kept)
         state.lastError = refused
         state.retriesOnChange = false
+        state.waitsForReplacement = false
         state.knowsFile = true
         state.removalNoticed = false
         let saved = state.failedKeys.intersection(changes).subtracting(kept)
@@ -210,6 +241,7 @@ final class FilePreferences: PreferencesStore {
         state.failedKeys.formUnion(changes)
         state.lastError = error
         state.retriesOnChange = true
+        state.waitsForReplacement = false
       }
       return error
     }
@@ -224,7 +256,9 @@ final class FilePreferences: PreferencesStore {
   /// and each of its writes would change the file.
   private func retryFailedWrite() {
     let keys = state.withLock { state -> Set<String> in
-      guard state.retriesOnChange, !state.writeScheduled else { return [] }
+      guard state.retriesOnChange || state.waitsForReplacement, !state.writeScheduled else {
+        return []
+      }
       state.retriesOnChange = false
       return state.dirty
     }
@@ -235,6 +269,9 @@ final class FilePreferences: PreferencesStore {
   /// Waits for the reads and writes already asked for: for tests.
   func waitUntilIdle() { queue.sync {} }
 
+  /// Whether changes wait for a removed suite to be put back: for tests.
+  var waitsForReplacement: Bool { state.withLock { $0.waitsForReplacement } }
+
   /// Re-reads the suite, taking other processes' values for keys this process has not changed;
   /// a suite found removed is taken in as such once `removalGrace` is over (`graceIsOver`).
   private func reloadFromDisk(graceIsOver: Bool = false) -> (any Error)? {
@@ -243,10 +280,7 @@ final class FilePreferences: PreferencesStore {
         let graceIsOver = graceIsOver || removalGrace <= .zero
         switch state.withLock({ $0.removalFound(graceIsOver: graceIsOver) }) {
         case .takenIn: adopt(Suite())
-        case .graceStarts:
-          queue.asyncAfter(deadline: .now() + removalGrace.timeInterval) { [weak self] in
-            self?.endRemovalGrace()
-          }
+        case .graceStarts: scheduleRemovalGraceEnd()
         case .graceRuns: break
         }
         return nil
@@ -268,34 +302,32 @@ final class FilePreferences: PreferencesStore {
     }
   }
 
+  /// Whether a write waits, `changes` kept pending: the suite's file was there and is gone, and
+  /// the removal's grace runs (a program replacing it has not put the new version in yet).
+  private func holdsBack(_ changes: Set<String>) -> Bool {
+    guard removalGrace > .zero, state.withLock({ $0.knowsFile }) else { return false }
+    let removal = state.withLock { state -> State.Removal in
+      state.dirty.formUnion(changes)
+      state.waitsForReplacement = true
+      return state.removalFound(graceIsOver: false)
+    }
+    if removal == .graceStarts { scheduleRemovalGraceEnd() }
+    return true
+  }
+
+  private func scheduleRemovalGraceEnd() {
+    queue.asyncAfter(deadline: .now() + removalGrace.timeInterval) { [weak self] in
+      self?.endRemovalGrace()
+    }
+  }
+
   /// Reads the suite again at the end of a removal's grace: still gone, its removal is taken
-  /// in, and a change whose write failed meanwhile is written (into an empty suite).
+  /// in, and the changes that waited, or whose write failed meanwhile, are written (into a new
+  /// suite).
   private func endRemovalGrace() {
     guard state.withLock({ $0.removalNoticed }) else { return }
     guard reloadFromDisk(graceIsOver: true) == nil else { return }
     retryFailedWrite()
-  }
-
-  /// What a write puts in place of a suite it found removed: during the grace, every key known
-  /// (`values`, and the values this version cannot read, as they were); once the removal is
-  /// taken in, nothing but the changes.
-  private func suiteInPlaceOfRemoved(_ values: [String: PreferenceValue]) -> Suite {
-    state.withLock { state in
-      guard state.knowsFile else { return Suite() }
-      return Suite(values: values, unreadable: state.unreadableValues)
-    }
-  }
-
-  /// Whether `error` says a suite file is there but cannot be read.
-  private static func isUnreadableData(_ error: any Error) -> Bool {
-    if error is PreferencesError { return true }
-    guard let error = error as? FileSystemError else { return false }
-    switch error.reason {
-    case .notARegularFile, .tooLarge, .linkLoop, .permissionDenied, .ioError, .notDownloaded:
-      return true
-    default:
-      return false
-    }
   }
 
   /// Takes in `disk`, the suite just read, for the keys this process has not changed, and
@@ -321,55 +353,6 @@ final class FilePreferences: PreferencesStore {
       return state.observers.callbacks { readsAgain || changed.contains($0) }
     }
     for callback in callbacks { callback() }
-  }
-
-  private func readFile() throws -> Suite? {
-    guard let data = try fileSystem.contents(of: url, maximumSize: maximumSize) else { return nil }
-    // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
-    // codec), whose messages name types and keys but never a stored value, so their detail can
-    // be part of the description.
-    let members: [String: JSONValue]
-    do {
-      guard case .object(let object) = try JSONValue(reading: data) else {
-        throw PreferencesError.unreadable(path: url.path, reason: "it is not a JSON object")
-      }
-      members = object
-    } catch let error as PreferencesError {
-      throw error
-    } catch {
-      throw PreferencesError.unreadable(
-        path: url.path, reason: ErrorMessage.reason(error, includingDetail: true))
-    }
-    var suite = Suite()
-    for (key, member) in members {
-      do {
-        // NB: inside an object of its key, so an error's path names the key, as when the
-        // suite was decoded whole.
-        let one = JSONValue.object([key: member]).jsonData()
-        suite.values[key] = try JSONCoding.decode([String: PreferenceValue].self, from: one)[key]
-      } catch {
-        let reason = ErrorMessage.reason(error, includingDetail: true)
-        suite.unreadable[key] = (
-          member, PreferencesError.unreadableValue(path: url.path, key: key, reason: reason)
-        )
-      }
-    }
-    return suite
-  }
-
-  /// The suite's bytes: pretty printed with sorted keys, for people who open it, and with the
-  /// values this version cannot read as they were.
-  private func encode(_ suite: Suite) throws -> Data {
-    // NB: Foundation's encoder, not Keepsake's: the preferences file is written pretty printed,
-    // which Keepsake's compact encoder does not do; it is small, so the faster codec would save
-    // little. It is read through `JSONCoding`.
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    let data = try encoder.encode(suite.values)
-    guard !suite.unreadable.isEmpty else { return data }
-    guard case .object(var members) = try JSONValue(reading: data) else { return data }
-    for (key, unreadable) in suite.unreadable { members[key] = unreadable.stored }
-    return JSONValue.object(members).jsonData(prettyPrinted: true)
   }
 
   private func withFileLock<T>(_ body: () throws -> T) throws -> T {
