@@ -112,7 +112,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     let engine = syncMergeBeforeLoading(in: context)
     try wrap { try checkPath() }
     // NB: the identity of the version read, from the open file: no `stat` before the read.
-    guard let (data, identity) = try wrap({ try readFile(context.fileSystem) }) else {
+    guard let (data, identity, decoded) = try readDecoded(context.fileSystem) else {
       // A file iCloud Drive has not downloaded yet is not "no file yet": a first save would
       // write a new file over the person's data.
       try wrap { try context.fileSystem.refuseIfNotDownloaded(path: filePath) }
@@ -124,7 +124,7 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     // NB: seen before it is decoded: a file this key could not read, then removed, is a
     // removal (a replacement may be on its way), not "no file, as ever".
     known.saw(identity)
-    let value = try decodeFile(data)
+    let value = try decoded.get()
     known.set(identity)
     known.noteRead(data, value: value)
     known.noteLook(at: data, identity: identity)

@@ -70,6 +70,12 @@ public struct FuzzBatch: Sendable {
       @Shared(.fileStorage(Self.url, format: DraftsFormat.self)) var drafts: [Draft] = []
       guard $drafts.loadError != nil else {
         result.loaded += 1
+        // NB: a load writes nothing, so the file is as it was made; a disk that changed it
+        // under the read is caught here too, whatever the key then read.
+        if disk.files != [Self.url.path: fuzzCase.bytes] {
+          result.modified += 1
+          result.failures.append("\(label): the file was modified by its load")
+        }
         if case .success(let value) = expected, value == drafts, !fuzzCase.bytes.isEmpty { return }
         result.failures.append("\(label): loaded without error, unlike DraftsFormat.decode")
         return
