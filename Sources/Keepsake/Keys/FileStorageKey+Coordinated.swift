@@ -1,7 +1,6 @@
 import Foundation
 
-// A file key's part in the persistence protocol: its lock, its look at the file, its read, its
-// write.
+// A file key's part in the persistence protocol: its lock, its look at the file, its write.
 
 extension FileStorageKey: CoordinatedKey {
   func withOwnState() -> FileStorageKey {
@@ -104,74 +103,5 @@ extension FileStorageKey: CoordinatedKey {
     known.set(identity)
     known.noteLook(at: data, identity: identity)
     syncDidWrite(data, in: context)
-  }
-}
-
-// A program that writes the file in place (`cp`, a script's `>`, many editors) truncates it,
-// then writes it: a read in between finds it empty or cut short. Such a file changes again
-// within moments, so a read whose bytes do not decode looks once more before it calls the file
-// unreadable, and reads the version the program finishes.
-
-extension FileStorageKey {
-  /// How long a read waits, at most, for a file it cannot decode and that was changed just now
-  /// to change again.
-  ///
-  /// NB: a program's truncate and its write are one system call apart: this is a wait for a
-  /// process the scheduler put aside between the two, and a file nobody writes costs nothing
-  /// (it was changed long ago) or this at most.
-  static var inPlaceWriteWait: Duration { .milliseconds(50) }
-
-  /// How many times a read reads again a file that keeps changing under it, before it reports
-  /// the bytes it has.
-  static var inPlaceWriteRereads: Int { 4 }
-
-  /// Reads the file and decodes it; `nil` when there is no file.
-  ///
-  /// Bytes that do not decode are read again while the file is being written in place: when
-  /// the file has changed since they were read, or changes within ``inPlaceWriteWait`` of a
-  /// change made just now. A file that stays as it was read is reported as it is.
-  ///
-  /// - Returns: The bytes read, the identity of the version read, and their value or why they
-  ///   cannot be read (a ``SharedLoadError``).
-  /// - Throws: ``SharedLoadError`` when the file cannot be read at all.
-  func readDecoded(
-    _ fileSystem: any FileSystem
-  ) throws -> (data: Data, identity: FileIdentity?, value: Result<Value, any Error>)? {
-    var rereads = 0
-    while true {
-      guard let (data, identity) = try wrap({ try readFile(fileSystem) }) else { return nil }
-      let value = Result { try decodeFile(data) }
-      guard case .failure = value, rereads < Self.inPlaceWriteRereads, let identity,
-        changesAgain(identity, in: fileSystem)
-      else { return (data, identity, value) }
-      rereads += 1
-    }
-  }
-
-  /// Whether the file read as `identity` is another version now, or becomes one within
-  /// ``inPlaceWriteWait`` when `identity` was made just now (a program may still be writing).
-  private func changesAgain(_ identity: FileIdentity, in fileSystem: any FileSystem) -> Bool {
-    var waited = Duration.zero
-    var pause = Duration.milliseconds(2)
-    while true {
-      // NB: a file that cannot be looked at now is read again: the read says why.
-      guard let now = try? fileSystem.identity(of: file), now == identity else { return true }
-      guard waited < Self.inPlaceWriteWait, Self.wasJustChanged(identity) else { return false }
-      Thread.sleep(forTimeInterval: pause.timeInterval)
-      waited += pause
-      pause = min(pause * 2, Self.inPlaceWriteWait - waited)
-    }
-  }
-
-  /// Whether the version `identity` names was written, or its inode changed, within the last
-  /// two seconds by the wall clock: what a program writing the file now leaves.
-  ///
-  /// NB: the change time too: `cp -p` puts an old modification time back once it has written.
-  /// A disk that keeps no times (the in-memory one) is never waited for.
-  private static func wasJustChanged(_ identity: FileIdentity) -> Bool {
-    let latest = max(identity.modified, identity.changed)
-    guard latest > 0 else { return false }
-    let now = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
-    return abs(now - latest) < 2_000_000_000
   }
 }

@@ -292,6 +292,18 @@ public struct FileStorageKey<Value: Sendable>: SharedKey {
     try fileSystem.contents(atPath: filePath, maximumSize: maximumFileSize)
   }
 
+  /// The file's bytes, the identity of the version read and their value, or why they cannot
+  /// be read (a ``SharedLoadError``), read again while a program writes the file in place (see
+  /// `FileSystem+InPlaceWrites.swift`); `nil` when there is no file.
+  func readDecoded(
+    _ fileSystem: any FileSystem
+  ) throws -> (data: Data, identity: FileIdentity?, value: Result<Value, any Error>)? {
+    try wrap {
+      try fileSystem.contents(
+        atPath: filePath, maximumSize: maximumFileSize, decodedBy: decodeFile)
+    }
+  }
+
   func decodeFile(_ data: Data) throws -> Value {
     do {
       if data.isEmpty { throw FileContentError.empty }

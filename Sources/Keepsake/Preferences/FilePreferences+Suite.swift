@@ -69,9 +69,16 @@ extension FilePreferences {
     }
   }
 
-  /// The suite as stored, or nil when there is no file.
+  /// The suite as stored, or nil when there is no file; read again while a program writes it
+  /// in place (see `FileSystem+InPlaceWrites.swift`).
   func readFile() throws -> Suite? {
-    guard let data = try fileSystem.contents(of: url, maximumSize: maximumSize) else { return nil }
+    let read = try fileSystem.contents(
+      atPath: url.path, maximumSize: maximumSize, decodedBy: decode)
+    return try read?.value.get()
+  }
+
+  /// The suite `data` holds.
+  private func decode(_ data: Data) throws -> Suite {
     // NB: a suite file is decoded by Keepsake's own types only (`PreferenceValue` and the
     // codec), whose messages name types and keys but never a stored value, so their detail can
     // be part of the description.

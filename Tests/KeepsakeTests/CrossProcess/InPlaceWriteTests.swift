@@ -139,6 +139,17 @@ struct InPlaceWriteTests {
     _ = folder
   }
 
+  @Test("A preferences suite read while a program writes it reads the version it finishes")
+  func preferencesSuite() throws {
+    let (disk, url, folder) = try Self.disk()
+    try disk.truncate(finishingWith: [Data(#"{"font": {"int": 14}}"#.utf8)], landsAfter: .read)
+    let store = FilePreferences(url: url, fileSystem: disk)
+    #expect(store.readError == nil)
+    #expect(store.value(forKey: "font") == .int(14))
+    #expect(disk.reads == 2, "read again once")
+    _ = folder
+  }
+
   @Test("A file that keeps changing under the read is read a bounded number of times")
   func boundedRereads() throws {
     let (disk, url, folder) = try Self.disk()
@@ -150,7 +161,7 @@ struct InPlaceWriteTests {
       #expect($numbers.loadError != nil, "what it read last is reported")
       #expect(numbers == [])
     }
-    #expect(disk.reads == 1 + FileStorageKey<[Int]>.inPlaceWriteRereads)
+    #expect(disk.reads == 1 + InPlaceWrite.rereads)
     _ = folder
   }
 
