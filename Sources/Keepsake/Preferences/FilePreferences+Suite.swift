@@ -69,12 +69,14 @@ extension FilePreferences {
     }
   }
 
-  /// The suite as stored, or nil when there is no file; read again while a program writes it
-  /// in place (see `FileSystem+InPlaceWrites.swift`).
-  func readFile() throws -> Suite? {
-    let read = try fileSystem.contents(
-      atPath: url.path, maximumSize: maximumSize, decodedBy: decode)
-    return try read?.value.get()
+  /// The suite as stored and the identity of the version read, or nil when there is no file;
+  /// read again while a program writes it in place (see `FileSystem+InPlaceWrites.swift`).
+  func readFile() throws -> (suite: Suite, identity: FileIdentity?)? {
+    guard
+      let read = try fileSystem.contents(
+        atPath: url.path, maximumSize: maximumSize, decodedBy: decode)
+    else { return nil }
+    return (try read.value.get(), read.identity)
   }
 
   /// The suite `data` holds.

@@ -186,11 +186,14 @@ final class FilePreferences: PreferencesStore {
         var races = 0
         while true {
           refused = nil
-          let identity = try fileSystem.identity(of: url)
+          // NB: the identity of the version read, so a read that waited for a program writing
+          // the suite in place, and read its version, is written over as that version.
+          let read = try readFile()
+          let identity = read?.identity
           // The suite was there and is gone: a program replacing it has not put the new version
           // in yet, so the changes wait (in the lock, where the look cannot go stale).
-          if identity == nil, holdsBack(changes) { return nil }
-          var merged = try readFile() ?? Suite()
+          if read == nil, holdsBack(changes) { return nil }
+          var merged = read?.suite ?? Suite()
           for key in changes {
             // A value this version cannot read is never written over (it is another version's).
             if let unreadable = merged.unreadable[key] {
@@ -276,7 +279,7 @@ final class FilePreferences: PreferencesStore {
   /// a suite found removed is taken in as such once `removalGrace` is over (`graceIsOver`).
   private func reloadFromDisk(graceIsOver: Bool = false) -> (any Error)? {
     do {
-      guard let suite = try readFile() else {
+      guard let (suite, _) = try readFile() else {
         let graceIsOver = graceIsOver || removalGrace <= .zero
         switch state.withLock({ $0.removalFound(graceIsOver: graceIsOver) }) {
         case .takenIn: adopt(Suite())

@@ -39,6 +39,18 @@ struct InPlaceWriteTests {
     /// The reads of the file since it was truncated.
     var reads: Int { writes.withLock { $0.reads } }
 
+    /// The writes asked for, each in place of the version it names.
+    private let swaps = Mutex(0)
+    var writesAsked: Int { swaps.withLock { $0 } }
+
+    override func replaceAtomically(
+      _ data: Data, at url: URL, expecting expected: FileIdentity?, creatingFolder: Bool
+    ) throws -> FileIdentity? {
+      swaps.withLock { $0 += 1 }
+      return try super.replaceAtomically(
+        data, at: url, expecting: expected, creatingFolder: creatingFolder)
+    }
+
     /// Empties the file, as a program about to write it does; `finished` are the versions it
     /// then writes, each followed by another truncation but the last.
     func truncate(finishingWith finished: [Data], landsAfter landing: Landing) throws {
@@ -147,6 +159,23 @@ struct InPlaceWriteTests {
     #expect(store.readError == nil)
     #expect(store.value(forKey: "font") == .int(14))
     #expect(disk.reads == 2, "read again once")
+    _ = folder
+  }
+
+  @Test("A preferences write that meets the write merges into its version, in its place")
+  func preferencesWrite() throws {
+    let (disk, url, folder) = try Self.disk()
+    try Data(#"{"font": {"int": 12}}"#.utf8).write(to: url)
+    let store = FilePreferences(url: url, fileSystem: disk)
+    try disk.truncate(finishingWith: [Data(#"{"font": {"int": 14}}"#.utf8)], landsAfter: .read)
+    store.set(.bool(true), forKey: "flag")
+    try store.flush()
+    let written = FilePreferences(url: url, fileSystem: LocalFileSystem())
+    #expect(written.value(forKey: "font") == .int(14), "the program's version")
+    #expect(written.value(forKey: "flag") == .bool(true))
+    // NB: written in place of the version its read waited for, not of the emptied file it found
+    // first: that swap would be refused, and the whole write made again.
+    #expect(disk.writesAsked == 1)
     _ = folder
   }
 
