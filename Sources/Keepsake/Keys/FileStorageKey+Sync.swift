@@ -27,11 +27,14 @@ extension FileStorageKey {
       else { return nil }
       return merged.0
     }
-    target.removeKeptDeletions = { [self] data, value, line in
+    target.keptDeletions = { [self] data in
       guard let kept = try? UnsavedChange.decoder.decode(UnsavedChange.self, from: data) else {
         return nil
       }
-      return removingDeletions(of: kept, from: value, lackedBy: line)
+      return deletions(of: kept)
+    }
+    target.removeKeptDeletions = { [self] deletions, value, line in
+      removingDeletions(deletions, from: value, lackedBy: line)
     }
     return target
   }
@@ -86,10 +89,11 @@ extension FileStorageKey {
 
   /// The bytes a save writes: in a synced folder, with the ancestry of a version written over
   /// `parent`, the file's bytes just read, or else the version the key last read or wrote;
-  /// `takingIn`: the kept change the value merged (see ``syncDidSeeKeptChange(_:into:in:)``).
+  /// `takingIn`: the kept change the value merged (see ``syncDidSeeKeptChange(_:into:in:)``),
+  /// and what it deleted (see `Ancestry.Deletions`).
   func syncEncode(
-    _ value: Value, over parent: Data? = nil, takingIn keptChange: String? = nil,
-    in context: StorageContext
+    _ value: Value, over parent: Data? = nil,
+    takingIn keptChange: (hash: String, change: UnsavedChange)? = nil, in context: StorageContext
   ) throws -> Data {
     // NB: the target (three closures) is made only in a synced folder.
     guard sync.encodeWithAncestry != nil, isSynced(in: context, data: parent) else {
@@ -98,7 +102,8 @@ extension FileStorageKey {
     let target = syncTarget
     let known = parent.map { FileVersion($0, readsAncestry: true) } ?? sync.state.known
     let ancestry = Ancestry.child(
-      of: known, writer: sync.state.device(target, in: context), takingIn: keptChange)
+      of: known, writer: sync.state.device(target, in: context), takingIn: keptChange?.hash,
+      deleting: keptChange.flatMap { deletions(of: $0.change) } ?? [])
     return try target.encode(value, ancestry: ancestry)
   }
 

@@ -263,7 +263,8 @@ extension FileStorageKey {
     // does, so other devices merge it from a known base.
     syncDidRead(stored, in: context, madeOn: false)
     let written = keepingUnknownMembers(
-      try syncEncode(merged, over: stored, takingIn: keptHash, in: context),
+      try syncEncode(
+        merged, over: stored, takingIn: keptHash.map { ($0, kept) }, in: context),
       of: [(stored, theirs)])
     try fileSystem.replaceAtomically(
       written, at: file, expecting: identity, creatingFolder: false)
@@ -309,33 +310,35 @@ extension FileStorageKey {
 }
 
 extension FileStorageKey {
-  /// `value` without the elements the kept change deleted that it still holds unchanged and
-  /// `line`, a version that took the change in, lacks (see
-  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:at:removed:)`), step by step, and the
-  /// places of those removed (in the content, as a merge names them); `nil` when the change
-  /// does not read.
-  ///
-  /// For a version whose line did not take the change in, before it merges with `line`.
-  /// Elements are told apart as a merge by identity tells them (arrays of objects by `id`),
-  /// whichever merge the key's value takes.
-  func removingDeletions(
-    of kept: UnsavedChange, from value: Value, lackedBy line: Value
-  ) -> (Value, removed: [String])? {
-    // NB: each version as this model encodes it, as the field merge compares them: another
-    // writer's formatting or an older format version must not look like a change.
-    let document = { (value: Value) in try? JSONValue(parsing: try encode(value)) }
+  /// What the kept change deleted, a tree per step that deleted something (see
+  /// `FieldMerge.deletions(from:to:)`), each version as this model encodes it, as the field
+  /// merge compares them: another writer's formatting or an older format version must not look
+  /// like a change; `nil` when the change does not read.
+  func deletions(of kept: UnsavedChange) -> [JSONValue]? {
     guard let base = try? kept.baseData.map(decode), let change = try? decode(kept.changeData)
     else { return nil }
     // NB: a step that does not read is left out, as the take-in leaves it out.
     let steps = (kept.steps ?? []).compactMap { $0.bytes.flatMap { try? decode($0) } }
     let chain = ([base] + steps + [change]).compactMap(document)
-    guard chain.count == steps.count + 2, var result = document(value),
-      let lineDocument = document(line)
-    else { return nil }
+    guard chain.count == steps.count + 2 else { return nil }
+    return zip(chain, chain.dropFirst()).compactMap { FieldMerge.deletions(from: $0, to: $1) }
+  }
+
+  /// `value` without the elements a kept change deleted (`deletions`, see ``deletions(of:)``)
+  /// that it still holds unchanged and `line`, a version that took the change in, lacks (see
+  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:removed:)`), and the places of those
+  /// removed (in the content, as a merge names them); `nil` when a value does not encode.
+  ///
+  /// For a version whose line did not take the change in, before it merges with `line`.
+  /// Elements are told apart as a merge by identity tells them (arrays of objects by `id`),
+  /// whichever merge the key's value takes.
+  func removingDeletions(
+    _ deletions: [JSONValue], from value: Value, lackedBy line: Value
+  ) -> (Value, removed: [String])? {
+    guard var result = document(value), let lineDocument = document(line) else { return nil }
     var removed: [String] = []
-    for (before, after) in zip(chain, chain.dropFirst()) {
-      result = FieldMerge.removingDeletions(
-        from: before, to: after, in: result, lackedBy: lineDocument, removed: &removed)
+    for tree in deletions {
+      result = FieldMerge.removing(tree, in: result, lackedBy: lineDocument, removed: &removed)
     }
     // A result that does not decode is never merged.
     guard !removed.isEmpty, let value = try? decode(result.jsonData()) else { return (value, []) }
@@ -343,5 +346,10 @@ extension FileStorageKey {
       path.hasPrefix("content.") ? String(path.dropFirst("content.".count)) : path
     }
     return (value, removed.map(inContent))
+  }
+
+  /// `value` as this model encodes it, as a document.
+  private func document(_ value: Value) -> JSONValue? {
+    try? JSONValue(parsing: try encode(value))
   }
 }

@@ -16,45 +16,103 @@ extension FieldMerge {
   /// merge names places (`3`, `lists.x.items.2`).
   static func removingDeletions(
     from before: JSONValue, to after: JSONValue, in target: JSONValue, lackedBy line: JSONValue,
-    at path: String = "", removed: inout [String]
+    removed: inout [String]
   ) -> JSONValue {
-    switch (before, after, target, line) {
-    case (.object(let old), .object(let new), .object(let current), .object(let theirs)):
-      var kept = current
-      for (key, value) in current {
-        guard let oldValue = old[key], let newValue = new[key], let lineValue = theirs[key] else {
+    guard let deletions = deletions(from: before, to: after) else { return target }
+    return removing(deletions, in: target, lackedBy: line, removed: &removed)
+  }
+
+  /// What a change deleted, from `before` to `after`, as a tree that names each deleted element
+  /// by its `id` and a digest of it as it was; `nil` when it deleted nothing.
+  ///
+  /// Objects map the members that lead to a deletion to their trees; arrays of identified objects
+  /// list `{"id": …, "deleted": "<digest>"}` for an element deleted and `{"id": …, "within":
+  /// <tree>}` for one that holds a deletion. A version in a synced folder carries this for a kept
+  /// change it took in (see `Ancestry.Deletions`): the digest, not the element, so what a person
+  /// deleted does not stay in the file.
+  static func deletions(from before: JSONValue, to after: JSONValue) -> JSONValue? {
+    switch (before, after) {
+    case (.object(let old), .object(let new)):
+      var tree: [String: JSONValue] = [:]
+      for (key, oldValue) in old {
+        guard let newValue = new[key], let inner = deletions(from: oldValue, to: newValue) else {
           continue
         }
-        kept[key] = removingDeletions(
-          from: oldValue, to: newValue, in: value, lackedBy: lineValue, at: join(path, key),
-          removed: &removed)
+        tree[key] = inner
+      }
+      return tree.isEmpty ? nil : .object(tree)
+    case (.array(let old), .array(let new)):
+      guard index(old) != nil, let newByID = index(new) else { return nil }
+      var records: [JSONValue] = []
+      for element in old {
+        guard let key = id(of: element), let id = element["id"] else { continue }
+        if let newElement = newByID[key] {
+          if let inner = deletions(from: element, to: newElement) {
+            records.append(.object(["id": id, "within": inner]))
+          }
+        } else {
+          records.append(.object(["id": id, "deleted": .string(digest(of: element))]))
+        }
+      }
+      return records.isEmpty ? nil : .array(records)
+    default:
+      return nil
+    }
+  }
+
+  /// `target` without the elements `deletions` (see ``deletions(from:to:)``) names that it
+  /// still holds as they were and `line` lacks (see
+  /// ``removingDeletions(from:to:in:lackedBy:removed:)``).
+  static func removing(
+    _ deletions: JSONValue, in target: JSONValue, lackedBy line: JSONValue, at path: String = "",
+    removed: inout [String]
+  ) -> JSONValue {
+    switch (deletions, target, line) {
+    case (.object(let tree), .object(let current), .object(let theirs)):
+      var kept = current
+      for (key, inner) in tree {
+        guard let value = current[key], let lineValue = theirs[key] else { continue }
+        kept[key] = removing(
+          inner, in: value, lackedBy: lineValue, at: join(path, key), removed: &removed)
       }
       return .object(kept)
-    case (.array(let old), .array(let new), .array(let current), .array(let theirs)):
-      guard let oldByID = index(old), let newByID = index(new), let lineByID = index(theirs)
-      else { return target }
+    case (.array(let records), .array(let current), .array(let theirs)):
+      guard let lineByID = index(theirs) else { return target }
+      var recordByID: [String: JSONValue] = [:]
+      for record in records {
+        if let key = id(of: record) { recordByID[key] = record }
+      }
       // NB: a loop, not `compactMap`: `JSONValue` is expressible by `nil`, which would be a
       // `null` element rather than none.
       var kept: [JSONValue] = []
       for element in current {
-        guard let id = id(of: element), let oldElement = oldByID[id] else {
+        guard let key = id(of: element), let record = recordByID[key] else {
           kept.append(element)
           continue
         }
-        if let newElement = newByID[id], let lineElement = lineByID[id] {
+        if let inner = record["within"] {
+          guard let lineElement = lineByID[key] else {
+            kept.append(element)
+            continue
+          }
           kept.append(
-            removingDeletions(
-              from: oldElement, to: newElement, in: element, lackedBy: lineElement,
-              at: join(path, shown(id)), removed: &removed))
-        } else if newByID[id] != nil || lineByID[id] != nil || element != oldElement {
-          kept.append(element)
+            removing(
+              inner, in: element, lackedBy: lineElement, at: join(path, shown(key)),
+              removed: &removed))
+        } else if lineByID[key] == nil, record["deleted"] == .string(digest(of: element)) {
+          removed.append(join(path, shown(key)))
         } else {
-          removed.append(join(path, shown(id)))
+          kept.append(element)
         }
       }
       return .array(kept)
     default:
       return target
     }
+  }
+
+  /// The first 16 hex digits of the SHA-256 of an element's JSON (its keys sorted).
+  static func digest(of element: JSONValue) -> String {
+    String(SHA256.hexDigest(of: element.jsonData()).prefix(16))
   }
 }

@@ -2,18 +2,67 @@ import Foundation
 
 // How an envelope carries its ancestry, `{"ancestry":{"by":"…","versions":["…"]},"content":…,
 // "version":N}`, and how it is read back. Older Keepsake builds ignore the key: an envelope is
-// decoded by its "version" and "content" keys alone.
+// decoded by its "version" and "content" keys alone. A version that carries the deletions of a
+// kept change adds `"deletions":[{"change":"…","steps":[…]}]` to it (keys are sorted): builds that
+// do not know the member read the rest, and their versions no longer carry it.
 
 extension Ancestry: Encodable {
   private enum CodingKeys: String, CodingKey {
     case writer = "by"
     case versions
+    case deletions
   }
 
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(writer, forKey: .writer)
     try container.encode(versions.map(\.text), forKey: .versions)
+    if !deletions.isEmpty {
+      let items = deletions.map { item in
+        JSONValue.object(["change": .string(item.change), "steps": .array(item.steps)])
+      }
+      try container.encode(EncodedJSON(value: .array(items)), forKey: .deletions)
+    }
+  }
+}
+
+/// A JSON document written through an `Encoder`, as it is.
+private struct EncodedJSON: Encodable {
+  struct Key: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+  }
+
+  var value: JSONValue
+
+  func encode(to encoder: any Encoder) throws {
+    switch value {
+    case .object(let members):
+      var container = encoder.container(keyedBy: Key.self)
+      for (key, member) in members {
+        try container.encode(EncodedJSON(value: member), forKey: Key(stringValue: key))
+      }
+    case .array(let elements):
+      var container = encoder.unkeyedContainer()
+      for element in elements { try container.encode(EncodedJSON(value: element)) }
+    case .null:
+      var container = encoder.singleValueContainer()
+      try container.encodeNil()
+    case .bool(let flag):
+      var container = encoder.singleValueContainer()
+      try container.encode(flag)
+    case .int(let number):
+      var container = encoder.singleValueContainer()
+      try container.encode(number)
+    case .double(let number):
+      var container = encoder.singleValueContainer()
+      try container.encode(number)
+    case .string(let text):
+      var container = encoder.singleValueContainer()
+      try container.encode(text)
+    }
   }
 }
 
@@ -38,7 +87,22 @@ extension Ancestry {
       }
       versions.append(entry)
     }
-    self.init(writer: writer, versions: versions)
+    self.init(writer: writer, versions: versions, deletions: Self.deletions(object["deletions"]))
+  }
+
+  /// The deletions an ancestry's `"deletions"` member carries; none when it is damaged (merges
+  /// then go as without them, as with a build that does not know them).
+  private static func deletions(_ member: JSONValue?) -> [Deletions] {
+    guard case .array(let items)? = member else { return [] }
+    var deletions: [Deletions] = []
+    for item in items {
+      guard case .string(let change)? = item["change"], change.utf8.count == 12,
+        change.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+        case .array(let steps)? = item["steps"]
+      else { return [] }
+      deletions.append(Deletions(change: change, steps: steps))
+    }
+    return deletions
   }
 
   /// Reads the layout Keepsake writes, byte by byte: `{"ancestry":{"by":"W","versions":["E",…]},

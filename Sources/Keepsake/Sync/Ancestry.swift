@@ -25,7 +25,9 @@ import Foundation
 /// change too, as an entry of ``keptChangeWriter`` (the hash of the kept file's bytes, at its
 /// parent's generation): two devices that each took in the same kept change, apart, then merge
 /// from a base that has it (see `SyncResolver+Base.swift`), so what a later change undid of it
-/// stays undone.
+/// stays undone. It also carries what such a change deleted (see ``Deletions``), while the change
+/// is listed in the recent window: the device that took the change in may be the only one that
+/// ever held it.
 struct Ancestry: Equatable, Sendable {
   /// One earlier version.
   struct Entry: Hashable, Sendable {
@@ -48,10 +50,30 @@ struct Ancestry: Equatable, Sendable {
     }
   }
 
+  /// What a kept change a version took in deleted (see `FieldMerge.deletions(from:to:)`).
+  ///
+  /// An older version of the app keeps its change beside the file; a device may take it in and
+  /// remove it before any other device received it. Where the change deleted an element the
+  /// line taking it in no longer held, it changed nothing there, and another line that still
+  /// holds the element, merged against a common version that lacks it, would bring it back. The
+  /// versions that list the change carry its deletions, so a device that never held it replays
+  /// them as the one that did (see `SyncResolver.removingOneSidedDeletions`).
+  struct Deletions: Equatable, Sendable {
+    /// The hash that names the kept change in ``versions`` (``keptChangeWriter``).
+    var change: String
+    /// A tree of deletions per step of the change that deleted something, in order.
+    var steps: [JSONValue]
+
+    /// The trees as JSON, as the envelope carries them.
+    var encoded: Data { JSONValue.array(steps).jsonData() }
+  }
+
   /// The device that wrote the version.
   var writer: String
   /// Its earlier versions, newest first.
   var versions: [Entry]
+  /// The deletions of the kept changes it lists in its recent window, oldest change first.
+  var deletions: [Deletions] = []
 
   /// How many generations back every version is listed.
   static let recentWindow = 64
@@ -69,30 +91,74 @@ struct Ancestry: Equatable, Sendable {
   /// reads it as a device's version it does not hold, and merges as without it (it waits, then
   /// takes an older common version), rather than dropping the whole ancestry.
   static let keptChangeWriter = "KEPT"
+  /// The most bytes of trees a kept change's ``Deletions`` may take; a change that deleted more
+  /// is not carried (devices that never held it merge as without it).
+  static let deletionsLimit = 16 * 1024
 
   /// The generation of the version that carries this ancestry.
   var generation: Int { (versions.map(\.generation).max() ?? 0) + 1 }
 
-  /// The ancestry of a new version written by `writer` over `parent` (`nil` for no file);
-  /// `takingIn`: the hash of the kept change (its file's bytes) the new version merged.
+  /// The ancestry of a new version written by `writer` over `parent` (`nil` for no file).
+  ///
+  /// `takingIn`: the hash of the kept change (its file's bytes) the new version merged;
+  /// `deleting`: what it deleted (see ``Deletions``).
   static func child(
-    of parent: FileVersion?, writer: String, takingIn keptChange: String? = nil
+    of parent: FileVersion?, writer: String, takingIn keptChange: String? = nil,
+    deleting: [JSONValue] = []
   ) -> Ancestry {
     guard let parent else { return Ancestry(writer: writer, versions: []) }
     var candidates = parent.lineage
+    var deletions = parent.ancestry?.deletions ?? []
     if let keptChange {
       candidates.append(
         Entry(generation: parent.entry.generation, hash: keptChange, device: keptChangeWriter))
+      let taken = Deletions(change: keptChange, steps: deleting)
+      if !deleting.isEmpty && taken.encoded.count <= deletionsLimit { deletions.append(taken) }
     }
+    let generation = parent.entry.generation + 1
+    let versions = thin(candidates, generation: generation)
     return Ancestry(
-      writer: writer, versions: thin(candidates, generation: parent.entry.generation + 1))
+      writer: writer, versions: versions,
+      deletions: carried(deletions, by: versions, generation: generation))
   }
 
   /// The ancestry of the merge of `file` and `copy`, which every device computes alike.
   static func merge(of file: FileVersion, and copy: FileVersion) -> Ancestry {
     let generation = max(file.entry.generation, copy.entry.generation) + 1
+    let versions = thin(file.lineage + copy.lineage, generation: generation)
+    let deletions = (file.ancestry?.deletions ?? []) + (copy.ancestry?.deletions ?? [])
     return Ancestry(
-      writer: mergeWriter, versions: thin(file.lineage + copy.lineage, generation: generation))
+      writer: mergeWriter, versions: versions,
+      deletions: carried(deletions, by: versions, generation: generation))
+  }
+
+  /// The deletions a version of `generation` listing `versions` carries: those of the kept
+  /// changes it lists in its recent window, once each, oldest change first (then by hash), the
+  /// same on every device.
+  private static func carried(
+    _ deletions: [Deletions], by versions: [Entry], generation: Int
+  ) -> [Deletions] {
+    guard !deletions.isEmpty else { return [] }
+    var listed: [String: Int] = [:]
+    for entry in versions where entry.isKeptChange && generation - entry.generation <= recentWindow
+    {
+      listed[entry.hash] = max(listed[entry.hash] ?? 0, entry.generation)
+    }
+    var unique: [String: Deletions] = [:]
+    for item in deletions where listed[item.change] != nil {
+      // NB: two builds could make different trees of one change; the smaller is kept, alike
+      // whichever side brings it.
+      if let known = unique[item.change],
+        !item.encoded.lexicographicallyPrecedes(known.encoded)
+      {
+        continue
+      }
+      unique[item.change] = item
+    }
+    return unique.values.sorted { a, b in
+      let (first, second) = (listed[a.change] ?? 0, listed[b.change] ?? 0)
+      return first != second ? first < second : a.change < b.change
+    }
   }
 
   /// The entries a version of `generation` keeps of `candidates` (see the type's rules).

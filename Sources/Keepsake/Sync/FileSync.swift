@@ -67,13 +67,15 @@ struct SyncTarget<Value: Sendable>: Sendable {
   /// The value with a kept change (the bytes of its file) merged into it, as its take-in
   /// merges it (see `FileStorageKey.merging(_:into:)`); `nil` when it does not read or merge.
   var applyKeptChange: @Sendable (Data, Value) -> Value? = { _, _ in nil }
-  /// The value without the elements a kept change (the bytes of its file) deleted that it still
-  /// holds unchanged and the last value, a version that took the change in, lacks, and their
-  /// places (see `FileStorageKey.removingDeletions(of:from:lackedBy:)`); `nil` when the change
-  /// does not read.
-  var removeKeptDeletions: @Sendable (Data, Value, Value) -> (Value, removed: [String])? = {
-    _, value, _ in (value, [])
-  }
+  /// What a kept change (the bytes of its file) deleted, a tree per step (see
+  /// `FileStorageKey.deletions(of:)`); `nil` when it does not read.
+  var keptDeletions: @Sendable (Data) -> [JSONValue]? = { _ in nil }
+  /// The value without the elements a kept change deleted (its trees) that it still holds
+  /// unchanged and the last value, a version that took the change in, lacks, and their places
+  /// (see `FileStorageKey.removingDeletions(_:from:lackedBy:)`); `nil` when a value does not
+  /// encode.
+  var removeKeptDeletions: @Sendable ([JSONValue], Value, Value) -> (Value, removed: [String])? =
+    { _, value, _ in (value, []) }
   /// The path of the file's folder.
   ///
   /// NB: from the file's path as the key keeps it: on Linux `deletingLastPathComponent()`

@@ -72,7 +72,7 @@ extension SyncResolver {
 
   /// `ours` and `theirs`, each without the elements the kept changes only the other side took
   /// in deleted and that side lacks (see
-  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:at:removed:)`), and the places of those
+  /// `FieldMerge.removingDeletions(from:to:in:lackedBy:removed:)`), and the places of those
   /// removed.
   ///
   /// A kept change one line took in while it no longer held an element the change deleted
@@ -81,10 +81,13 @@ extension SyncResolver {
   /// the line that took the change in lacks: it carries the rest, and where it holds the element
   /// the merge decides as it would without the change.
   ///
-  /// Only the changes this device holds (it took them in): a device that does not merges as
-  /// without them, rather than wait, and the deletion may come back there. Waiting as for a
-  /// base held a copy unmerged while the file took in further kept changes, and lost more than
-  /// it saved (the three-device simulation's older app).
+  /// What a change deleted comes from the versions that list it (see `Ancestry.Deletions`), or
+  /// else from the change itself where this device holds it: the device that took the change
+  /// in may be the only one that ever held it. A change whose deletions neither gives (too
+  /// large to carry, listed before the recent window, or written by a build that did not carry
+  /// them) merges as without it rather than wait: waiting as for a base held a copy unmerged
+  /// while the file took in further kept changes, and lost more than it saved (the three-device
+  /// simulation's older app).
   func removingOneSidedDeletions(
     _ mine: FileVersion, _ copy: FileVersion, ours: Value, theirs: Value
   ) -> (ours: Value, theirs: Value, removed: [String]) {
@@ -94,24 +97,28 @@ extension SyncResolver {
     let onlyCopy = Set(
       copy.lineage.filter { $0.isKeptChange && !mine.includes($0.hash) }.map(\.hash))
     guard !onlyMine.isEmpty || !onlyCopy.isEmpty else { return (ours, theirs, []) }
-    let fromMine = heldKeptChanges(onlyMine, allOrNone: false) ?? []
-    let fromCopy = heldKeptChanges(onlyCopy, allOrNone: false) ?? []
     var sides = (ours: ours, theirs: theirs, removed: [String]())
-    for data in fromMine {
-      guard let (value, removed) = target.removeKeptDeletions(data, sides.theirs, ours) else {
-        continue
-      }
+    for deletions in self.deletions(onlyMine, listedBy: mine) {
+      guard let (value, removed) = target.removeKeptDeletions(deletions, sides.theirs, ours)
+      else { continue }
       sides.theirs = value
       sides.removed += removed
     }
-    for data in fromCopy {
-      guard let (value, removed) = target.removeKeptDeletions(data, sides.ours, theirs) else {
-        continue
-      }
+    for deletions in self.deletions(onlyCopy, listedBy: copy) {
+      guard let (value, removed) = target.removeKeptDeletions(deletions, sides.ours, theirs)
+      else { continue }
       sides.ours = value
       sides.removed += removed
     }
     return sides
+  }
+
+  /// What the kept changes named `hashes` deleted: as `version`, which lists them, carries it;
+  /// then from those of the others this device holds, in the order it took them in.
+  private func deletions(_ hashes: Set<String>, listedBy version: FileVersion) -> [[JSONValue]] {
+    let carried = (version.ancestry?.deletions ?? []).filter { hashes.contains($0.change) }
+    let held = heldKeptChanges(hashes.subtracting(carried.map(\.change)), allOrNone: false)
+    return carried.map(\.steps) + (held ?? []).compactMap(target.keptDeletions)
   }
 
   /// The bytes of the kept changes named `hashes`, in the order this device took them in;

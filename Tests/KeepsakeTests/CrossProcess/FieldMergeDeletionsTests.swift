@@ -72,4 +72,28 @@ struct FieldMergeDeletionsTests {
       #"{"tags":["a","b"],"n":1}"#, #"{"tags":["a"]}"#, in: #"{"tags":["a","b"],"n":1}"#)
     #expect(result == (try document(#"{"tags":["a","b"],"n":1}"#)))
   }
+
+  @Test(
+    "A change's deletions, as a tree of digests, replay as the change does, and hold none of it")
+  func treeOfDigests() throws {
+    let before =
+      #"{"lists":[{"id":"x","items":[{"id":1,"t":"keep"},{"id":2,"t":"private"}]},{"id":"y"}]}"#
+    let after = #"{"lists":[{"id":"x","items":[{"id":1,"t":"keep, edited"}]}]}"#
+    let tree = try #require(
+      FieldMerge.deletions(from: try document(before), to: try document(after)))
+    let text = String(decoding: tree.jsonData(), as: UTF8.self)
+    #expect(!text.contains("private") && !text.contains("keep"), "\(text)")
+    #expect(FieldMerge.deletions(from: try document(after), to: try document(before)) == nil)
+    let target =
+      #"{"lists":[{"id":"x","items":[{"id":1,"t":"keep"},{"id":2,"t":"private"}]},{"id":"y","n":1},{"id":"z"}]}"#
+    var removed: [String] = []
+    let result = FieldMerge.removing(
+      tree, in: try document(target), lackedBy: try document(after), removed: &removed)
+    #expect(
+      result
+        == (try document(
+          #"{"lists":[{"id":"x","items":[{"id":1,"t":"keep"}]},{"id":"y","n":1},{"id":"z"}]}"#)))
+    #expect(removed == ["lists.x.items.2"], "y was changed since: kept")
+    #expect(result == (try replayed(before, after, in: target)))
+  }
 }

@@ -118,8 +118,11 @@ struct SyncKeptChangeTests {
   /// made on: device 1 takes it in (it changes nothing there) and removes it. Then device 1's
   /// version meets device 0's, which holds note 3, and the engine keeps one of them in a
   /// conflict copy. Returns the devices, all linked and merged.
+  ///
+  /// `onlyDeviceOneHoldsIt`: the change never reaches device 0 (the older app ran on device 1,
+  /// and its newer app took the change in at once), and device 0 merges the two lines first.
   func keptChangeOnALineWithoutTheNote(
-    deviceTwoEdits edit: String? = nil
+    deviceTwoEdits edit: String? = nil, onlyDeviceOneHoldsIt: Bool = false
   ) throws -> Devices {
     let devices = Devices()
     let three = [Note(id: 1, text: "one"), Note(id: 3, text: "three")]
@@ -134,12 +137,19 @@ struct SyncKeptChangeTests {
         [Note(id: 1, text: "one"), Note(id: 3, text: edit)], in: devices.folders[2].context)
     }
     let change = try kept(one, base: three)
-    devices.folders[0].put(change, as: added)
+    if !onlyDeviceOneHoldsIt { devices.folders[0].put(change, as: added) }
     // The small change reaches device 1 ahead of the file it was made on.
     devices.folders[1].put(change, as: added)
     devices.takeIn(on: 1)
     #expect(devices.folders[1].names.contains(added) == false, "device 1 took the change in")
-    try devices.sync([(0, 1)])
+    if onlyDeviceOneHoldsIt {
+      // Device 1's version wins the name; device 0 merges first.
+      devices.engine.sync(0, 1)
+      _ = try devices.keys[0].load(in: devices.folders[0].context)
+      waitForRecords()
+    } else {
+      try devices.sync([(0, 1)])
+    }
     try devices.meet()
     return devices
   }
@@ -149,6 +159,18 @@ struct SyncKeptChangeTests {
   )
   func keptDeletionOfANoteTheLineLacked() throws {
     let devices = try keptChangeOnALineWithoutTheNote()
+    for device in 0..<3 {
+      #expect(
+        try devices.stored(on: device) == [1: "one!"], "device \(device): note 3 stays deleted")
+      #expect(devices.folders[device].names == ["notes.json"], "device \(device): nothing left")
+    }
+  }
+
+  @Test(
+    "A deletion an older version kept, taken in by the one device that held it on a line without the note, stays deleted on devices that never held it"
+  )
+  func keptDeletionNoOtherDeviceHeld() throws {
+    let devices = try keptChangeOnALineWithoutTheNote(onlyDeviceOneHoldsIt: true)
     for device in 0..<3 {
       #expect(
         try devices.stored(on: device) == [1: "one!"], "device \(device): note 3 stays deleted")
