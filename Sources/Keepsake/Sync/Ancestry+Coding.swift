@@ -106,11 +106,13 @@ extension Ancestry {
   }
 
   /// Reads the layout Keepsake writes, byte by byte: `{"ancestry":{"by":"W","versions":["E",…]},
-  /// "content":` and returns the ancestry and the offset of the content's first byte; `nil` for
-  /// anything else.
+  /// "content":`, with `"deletions":[…],` before the versions when the version carries them, and
+  /// returns the ancestry and the offset of the content's first byte; `nil` for anything else.
   ///
   /// NB: exact, so the fast path of `VersionedFormat.decode` may take everything after it as the
-  /// content: the grammar admits no escapes, spaces or nesting, and an entry never holds a `"`.
+  /// content: the grammar admits no escapes, spaces or nesting, and an entry never holds a `"`;
+  /// the deletions, the one nested member, are found by their brackets outside strings, then
+  /// parsed alone as JSON.
   static func scanEnvelopePrefix(_ data: Data) -> (Ancestry, contentOffset: Int)? {
     data.withUnsafeBytes { raw -> (Ancestry, contentOffset: Int)? in
       let bytes = raw.bindMemory(to: UInt8.self)
@@ -142,9 +144,46 @@ extension Ancestry {
         index += 1
         return text[...]
       }
-      guard expect(#"{"ancestry":{"by":""#), let writer = string(), isDevice(writer),
-        expect(#","versions":["#)
-      else { return nil }
+      func array() -> JSONValue? {
+        let (start, quote, backslash) = (index, UInt8(ascii: "\""), UInt8(ascii: "\\"))
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+        var (depth, inString, escaped) = (0, false, false)
+        while index < bytes.count {
+          let byte = bytes[index]
+          index += 1
+          if inString {
+            if escaped {
+              escaped = false
+            } else if byte == backslash {
+              escaped = true
+            } else if byte == quote {
+              inString = false
+            }
+            continue
+          }
+          switch byte {
+          case quote: inString = true
+          case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+          case UInt8(ascii: "]"), UInt8(ascii: "}"):
+            depth -= 1
+            if depth == 0 {
+              return try? JSONValue(
+                parsing: Data(UnsafeBufferPointer(rebasing: bytes[start..<index])))
+            }
+          default: break
+          }
+        }
+        return nil
+      }
+      guard expect(#"{"ancestry":{"by":""#), let writer = string(), isDevice(writer) else {
+        return nil
+      }
+      var deletions: [Deletions] = []
+      if expect(#","deletions":"#) {
+        guard let member = array() else { return nil }
+        deletions = Self.deletions(member)
+      }
+      guard expect(#","versions":["#) else { return nil }
       var versions: [Entry] = []
       if !expect("]") {
         repeat {
@@ -156,7 +195,7 @@ extension Ancestry {
         guard expect("]") else { return nil }
       }
       guard expect(#"},"content":"#) else { return nil }
-      return (Ancestry(writer: String(writer), versions: versions), index)
+      return (Ancestry(writer: String(writer), versions: versions, deletions: deletions), index)
     }
   }
 

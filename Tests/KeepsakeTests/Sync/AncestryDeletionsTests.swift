@@ -42,7 +42,18 @@ struct AncestryDeletionsTests {
     #expect(text.contains(#""deletions":[{"change":"0123456789ab","steps":[{"content":[{"#))
     #expect(!text.contains("a secret"), "what was deleted does not stay in the file: \(text)")
     #expect(Ancestry(parsing: data) == ancestry)
+    // Read exactly, so the content still decodes on the fast path.
+    let (scanned, offset) = try #require(Ancestry.scanEnvelopePrefix(data))
+    #expect(scanned == ancestry)
+    #expect(data[offset...].starts(with: Data(#"[{"id":1,"#.utf8)))
     #expect(try NotesFormat.decode(data) == notes)
+    // A deletion's id holding brackets, quotes and escapes is found all the same.
+    let odd = try JSONValue(parsing: Data(#"[{"id":"a]}\\\"[{","t":"x"}]"#.utf8))
+    let tree = try #require(FieldMerge.deletions(from: odd, to: .array([])))
+    let oddAncestry = Ancestry.child(
+      of: try first(), writer: "ANNAAAA", takingIn: change, deleting: [tree])
+    let oddData = try NotesFormat.encode(notes, ancestry: oddAncestry)
+    #expect(Ancestry.scanEnvelopePrefix(oddData)?.0 == oddAncestry)
     // An older build's envelope reading ignores the ancestry as before.
     let envelope = try JSONCoding.decode(DecodingEnvelope<NotesFormat>.self, from: data)
     guard case .current(let value) = envelope.outcome else {
