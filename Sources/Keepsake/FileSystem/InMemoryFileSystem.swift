@@ -71,7 +71,7 @@ package final class InMemoryFileSystem: FileSystem {
   }
 
   /// The files a download was asked for (see ``NotDownloaded``), by path, in order.
-  @_spi(Testing) public var downloadRequests: [String] {
+  var downloadRequests: [String] {
     state.withLock { $0.downloadRequests }
   }
 

@@ -12,12 +12,12 @@
 /// checks that the conformances are found.
 @_spi(Testing) public enum TestSupportHook {
   /// `KeepsakeTesting`'s XCTest support, when it is part of the process.
-  @_spi(Testing) public static var xcTestStorageSupport: (any XCTestStorageSupport.Type)? {
+  static var xcTestStorageSupport: (any XCTestStorageSupport.Type)? {
     (TestSupportHook.self as Any.Type) as? any XCTestStorageSupport.Type
   }
 
   /// `KeepsakeTesting`'s way of failing the running test, when it is part of the process.
-  @_spi(Testing) public static var issueReporting: (any TestIssueReporting.Type)? {
+  static var issueReporting: (any TestIssueReporting.Type)? {
     (TestSupportHook.self as Any.Type) as? any TestIssueReporting.Type
   }
 }
