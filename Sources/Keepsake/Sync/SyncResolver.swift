@@ -164,19 +164,26 @@ struct SyncResolver<Value: Sendable> {
 
   /// Reads and decodes the file; `nil` when it cannot be read (it is protected: the reference
   /// reports it).
+  ///
+  /// As a key reads it: a file a program is writing in place is read once it finishes (see
+  /// `FileSystem+InPlaceWrites.swift`), and the write that follows goes in place of the version
+  /// read, or is refused.
   private func readFile() -> File? {
-    // NB: the identity before the bytes: a file replaced between the two is then not the one
-    // expected, and the write that would have gone over it is refused.
-    guard let identity = try? fileSystem.identity(of: target.url) else {
-      return File(data: nil, value: nil, identity: nil)
+    let read = try? fileSystem.contents(
+      atPath: target.url.path, maximumSize: target.maximumFileSize
+    ) { data in
+      if data.isEmpty { throw FileContentError.empty }
+      return try target.decode(data)
     }
-    guard let data = try? fileSystem.contents(of: target.url, maximumSize: target.maximumFileSize),
-      !data.isEmpty, let value = try? target.decode(data)
-    else {
-      // No file any more, or one that cannot be read: nothing is merged into it.
-      return nil
+    guard let read else {
+      // No file any more, or one that cannot be read at all (nothing is merged into it).
+      let identity: FileIdentity?
+      do { identity = try fileSystem.identity(of: target.url) } catch { return nil }
+      return identity == nil ? File(data: nil, value: nil, identity: nil) : nil
     }
-    return File(data: data, value: value, identity: identity)
+    // A file that does not decode: nothing is merged into it.
+    guard case .success(let value) = read.value else { return nil }
+    return File(data: read.data, value: value, identity: read.identity)
   }
 
   // MARK: - One copy

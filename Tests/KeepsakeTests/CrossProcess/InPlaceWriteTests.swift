@@ -207,4 +207,29 @@ struct InPlaceWriteTests {
     #expect(disk.reads == 1)
     #expect(try memory.contents(of: url, maximumSize: 100) == Data(), "left as it is")
   }
+
+  @Test(
+    "A merge of a sync engine's copy that meets the write merges into the version the program finishes"
+  )
+  func syncedCopy() throws {
+    let folder = SyncedFolder()
+    let disk = ProgramWritingInPlace(folder.disk, url: folder.notesURL)
+    let context = StorageContext.inMemory(name: "device", fileSystem: disk)
+    let key = FileStorageKey<[Note]>.notes(folder.notesURL)
+    let milk = [Note(id: 1, text: "milk")]
+    try key.save(milk, in: context)
+    waitForRecords()
+    let saved = try #require(folder.bytes("notes.json"))
+    let bob = try NotesFormat.encode(
+      milk + [Note(id: 2, text: "bread")],
+      ancestry: .child(of: FileVersion(saved, readsAncestry: true), writer: "BOBBBBB"))
+    folder.put(bob, as: "notes.sync-conflict-20261207-120000-BOBBBBB.json")
+    // A program copies the file over itself, in place: the merge's read meets it empty.
+    try disk.truncate(finishingWith: [saved], landsAfter: .read)
+    _ = key.mergeConflictCopies(in: context)
+    waitForRecords()
+    let stored = try NotesFormat.decode(try #require(folder.bytes("notes.json")))
+    #expect(stored.texts == [1: "milk", 2: "bread"])
+    #expect(folder.names == ["notes.json"], "the copy merged")
+  }
 }
