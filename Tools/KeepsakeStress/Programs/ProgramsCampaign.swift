@@ -178,7 +178,14 @@ public struct ProgramsCampaign: Sendable {
     let temporary = ScratchFolder.temporaryFiles(in: folder).count
     if !lost.isEmpty { failures.append("acknowledged entries lost: \(lost.prefix(10))") }
     if !lostOutside.isEmpty {
-      failures.append("entries the programs added, lost: \(lostOutside.prefix(10))")
+      // NB: a program that failed after its `rm` (a script's `cp` refused because a process
+      // saved into the emptied name first) removed what the file held: named, so a loss can be
+      // told from it without the kept folder.
+      let failed = outside.failures.sorted { $0.key.rawValue < $1.key.rawValue }
+        .map { "\($0.key.rawValue) ×\($0.value)" }
+      failures.append(
+        "entries the programs added, lost: \(lostOutside.prefix(10))"
+          + (failed.isEmpty ? "" : " (programs that failed: \(failed.joined(separator: ", ")))"))
     }
     if editLost > 0 {
       failures.append(
