@@ -65,10 +65,16 @@ public struct ProgramsCampaign: Sendable {
     do {
       let scratch = try ScratchFolder(campaign: "programs")
       // For investigating a run: the folder, and what each process printed, stay.
-      let keeps = ProcessInfo.processInfo.environment["KEEPSAKE_PROGRAMS_KEEP"] != nil
+      var keeps = ProcessInfo.processInfo.environment["KEEPSAKE_PROGRAMS_KEEP"] != nil
       defer { if !keeps { scratch.remove() } }
       if keeps { figures.append(.init("kept at \(scratch.url.path)", 0)) }
       try run(in: scratch, figures: &figures, failures: &failures)
+      // A loss the library's writer met stays too: one seen once, under load, must be read.
+      if !failures.isEmpty && !keeps && configuration.writer == .library {
+        keeps = true
+        failures.append(
+          "the folder, the programs' journal and each process's output: \(scratch.url.path)")
+      }
     } catch {
       failures.append("the campaign could not run: \(error)")
     }
